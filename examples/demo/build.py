@@ -1,0 +1,61 @@
+"""Build the demo workspace: a real git repository plus a fake home, from the files here.
+
+Usage: python examples/demo/build.py DEST
+
+Creates ``DEST/repo`` (``git init``, an ``origin`` remote so the memory workspace name is
+stable, one commit) and ``DEST/home`` (use it as ``HOME``; ``DEST/home/.grok`` is
+``GROK_HOME``). The repository's ``.gitignore`` is stored here as ``gitignore`` so that it
+does not hide ``CLAUDE.local.md`` from RuleLens' own repository. Rebuilding replaces DEST.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORIGIN = "git@github.com:acme/demo-shop.git"
+
+
+def build(dest: str) -> dict[str, str]:
+    dest = os.path.abspath(dest)
+    if os.path.exists(dest):
+        shutil.rmtree(dest)
+    repo = os.path.join(dest, "repo")
+    home = os.path.join(dest, "home")
+    shutil.copytree(os.path.join(HERE, "repo"), repo, symlinks=True)
+    shutil.copytree(os.path.join(HERE, "home"), home, symlinks=True)
+    os.rename(os.path.join(repo, "gitignore"), os.path.join(repo, ".gitignore"))
+    git_env = {
+        **os.environ,
+        "HOME": home,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Demo",
+        "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+        "GIT_COMMITTER_NAME": "Demo",
+        "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, env=git_env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    git("init", "-q", "-b", "main")
+    git("remote", "add", "origin", ORIGIN)
+    git("add", "-A")
+    git("commit", "-q", "-m", "Demo shop")
+    return {
+        "repo": repo,
+        "home": home,
+        "grok_home": os.path.join(home, ".grok"),
+        "deep_file": os.path.join(repo, "src", "app", "handlers", "orders.py"),
+    }
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: build.py DEST")
+    for key, value in build(sys.argv[1]).items():
+        print(f"{key}={value}")

@@ -1,0 +1,3 @@
+"""RuleLens: which agent instruction files govern a file, are they healthy, what the agent remembers."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+"""`python -m rulelens` is the same as the `rulelens` console script (VS Code launches it this way)."""
+
+from rulelens.cli import main
+
+raise SystemExit(main())

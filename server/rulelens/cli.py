@@ -1,0 +1,139 @@
+"""SHELL: the ``rulelens`` command line. Each subcommand parses, calls the core, prints.
+
+Output of ``chain --json`` and ``render`` is a contract the editor clients and CI rely
+on (see ``docs/cli.md``). Errors print one line to stderr and exit non-zero; no traceback
+reaches the user for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from rulelens import __version__
+from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
+
+
+class UsageError(Exception):
+    """A bad argument or environment: printed as one line, exit status 2."""
+
+
+def chain_for_path(path: str, env: AgentEnvironment | None = None) -> Chain:
+    """PATH is a file or directory; the working directory is PATH or its parent."""
+    if not os.path.lexists(path):
+        raise UsageError(f"{path}: no such file or directory")
+    absolute = os.path.abspath(path)
+    cwd = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+    return Resolver(env or AgentEnvironment.from_env()).resolve(cwd)
+
+
+def _rel(path: str, base: str | None) -> str:
+    if base and (path == base or path.startswith(base.rstrip(os.sep) + os.sep)):
+        return os.path.relpath(path, base)
+    home = os.path.expanduser("~")
+    if path.startswith(home + os.sep):
+        return "~" + path[len(home):]
+    return path
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / (1024 * 1024):.1f} MiB"
+
+
+def format_chain(chain: Chain) -> str:
+    """The human table: load order, then every file that does not load and why."""
+    base = chain.git_root or chain.cwd
+    out = [f"cwd:      {chain.cwd}", f"git root: {chain.git_root or '(none: not in a git repository)'}", ""]
+    if chain.files:
+        rows = [("#", "role", "kind", "path", "size", "~tokens")]
+        for f in chain.files:
+            rows.append((str(f.precedence), f.role, f.kind, _rel(f.path, base), _size(f.bytes),
+                         str(f.tokens)))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for i, row in enumerate(rows):
+            out.append("  ".join(c.rjust(widths[j]) if j in (0, 4, 5) else c.ljust(widths[j])
+                                 for j, c in enumerate(row)).rstrip())
+            if i == 0:
+                out.append("  ".join("-" * w for w in widths))
+        out.append(f"{len(chain.files)} file(s) load, {_size(chain.total_bytes)},"
+                   f" ~{chain.total_tokens} tokens; loaded first to last, the last wins on"
+                   " conflicts.")
+    else:
+        out.append("No instruction files load here.")
+    if chain.skipped:
+        out += ["", f"Not loaded ({len(chain.skipped)}):"]
+        for s in chain.skipped:
+            out.append(f"  {_rel(s.path, base)}  [{s.reason}]")
+            out.append(f"      {s.detail}")
+    return "\n".join(out) + "\n"
+
+
+def _cmd_chain(args: argparse.Namespace) -> int:
+    chain = chain_for_path(args.path)
+    if args.json:
+        sys.stdout.write(json.dumps(chain.to_json(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_chain(chain))
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    chain = chain_for_path(args.path)
+    data = render(chain.files).encode("utf-8")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _register_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("chain", help="show which instruction files load for PATH, and which don't")
+    p.add_argument("path", nargs="?", default=".", help="file or directory (default: .)")
+    p.add_argument("--json", action="store_true", help="print the chain as one JSON object")
+    p.set_defaults(func=_cmd_chain)
+    p = sub.add_parser("render", help="print exactly the text the agent injects for PATH")
+    p.add_argument("path", nargs="?", default=".", help="file or directory (default: .)")
+    p.set_defaults(func=_cmd_render)
+
+
+#: Each entry adds its subcommands to the parser; later issues append here.
+REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
+    _register_rules,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rulelens",
+        description="Which agent instruction files govern a file, are they healthy, and what"
+        " the agent remembers.",
+    )
+    parser.add_argument("--version", action="version", version=f"rulelens {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in REGISTRARS:
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except (UsageError, ConfigError) as exc:
+        print(f"rulelens: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,144 @@
+"""The gitignore filter exactly as the agent builds it (spec §3.4), with the matching line.
+
+One matcher rooted at the git root, from ``<root>/.gitignore`` then the global excludes
+file (``core.excludesFile`` from the global, XDG or system git config; else
+``~/.gitignore``; git's own ``~/.config/git/ignore`` default is *not* used). Nested
+``.gitignore`` files and ``.git/info/exclude`` are ignored, as the agent ignores them.
+Paths outside the root are never ignored. A path is tested, then each parent directory;
+the first of those with a matching pattern decides (the ``ignore`` crate's
+``matched_path_or_any_parents``). Within one path, the last matching pattern wins.
+
+Pattern semantics come from ``pathspec``'s gitignore implementation; its agreement with
+the Rust ``ignore`` crate on exotic patterns is not proven (spec §11).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+from rulelens.rules.fs import is_within
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    source: str
+    line: int
+    pattern: str
+    include: bool
+    regex: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class IgnoreMatch:
+    """Which line of which file decided that a path is ignored."""
+
+    source: str
+    line: int
+    pattern: str
+
+
+def _read_patterns(path: str) -> list[IgnoreRule]:
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    rules: list[IgnoreRule] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip() or line.lstrip().startswith("#") and not line.startswith("\\#"):
+            continue
+        try:
+            pat = GitIgnoreSpecPattern(line)
+        except Exception:  # a pattern the matcher cannot compile never matches
+            continue
+        if pat.include is None or pat.regex is None:
+            continue
+        rules.append(IgnoreRule(path, number, line, bool(pat.include), pat.regex))
+    return rules
+
+
+def _git_config_excludes_file(home: str, env: Mapping[str, str]) -> str | None:
+    """``core.excludesFile`` from the global, XDG or system git config (global wins)."""
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    candidates = [
+        os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+        "/etc/gitconfig",
+    ]
+    for cfg in candidates:
+        value = _read_core_excludes(cfg)
+        if value is not None:
+            if value.startswith("~/"):
+                value = os.path.join(home, value[2:])
+            return value
+    return None
+
+
+def _read_core_excludes(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    section = ""
+    found: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            section = line[1:].split("]", 1)[0].strip().lower()
+            continue
+        if section == "core" and "=" in line:
+            key, value = line.split("=", 1)
+            if key.strip().lower() == "excludesfile":
+                found = value.strip().strip('"')
+    return found
+
+
+class GitIgnore:
+    """The agent's gitignore matcher for one repository."""
+
+    def __init__(self, root: str, rules: list[IgnoreRule]) -> None:
+        self.root = root
+        self.rules = rules
+
+    @classmethod
+    def build(cls, git_root: str, home: str, env: Mapping[str, str]) -> GitIgnore:
+        rules = _read_patterns(os.path.join(git_root, ".gitignore"))
+        excludes = _git_config_excludes_file(home, env) or os.path.join(home, ".gitignore")
+        if os.path.isfile(excludes):
+            rules += _read_patterns(excludes)
+        return cls(git_root, rules)
+
+    def _decide(self, rel: str) -> IgnoreRule | None:
+        for rule in reversed(self.rules):
+            if rule.regex.match(rel):
+                return rule
+        return None
+
+    def match(self, path: str) -> IgnoreMatch | None:
+        """The pattern that ignores ``path`` (as spelled, not canonicalised), or ``None``."""
+        if not self.rules or not is_within(path, self.root) or path == self.root:
+            return None
+        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        probe = rel
+        is_directory = False
+        while probe and probe != ".":
+            rule = self._decide(probe + "/" if is_directory else probe)
+            if rule is not None:
+                if rule.include:
+                    return IgnoreMatch(rule.source, rule.line, rule.pattern)
+                return None
+            probe = probe.rpartition("/")[0]
+            is_directory = True
+        return None
+
+    def is_ignored(self, path: str) -> bool:
+        return self.match(path) is not None

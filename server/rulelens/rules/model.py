@@ -1,0 +1,115 @@
+"""The one model of a chain: what loads, in which order, and what does not load and why.
+
+Every surface (CLI text and JSON, hovers, code lenses, sidebars, lint) renders these
+values; nothing about precedence is computed anywhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+Role = Literal["home", "project"]
+Kind = Literal["named", "rule"]
+
+
+class SkipReason(StrEnum):
+    """Machine-readable reasons why an instruction-like file does not load."""
+
+    GITIGNORED = "gitignored"
+    NOT_UTF8 = "not-utf8"
+    UNREADABLE = "unreadable"
+    NOT_A_FILE = "not-a-file"
+    COMPAT_DISABLED = "compat-disabled"
+    NESTED_IN_RULES_DIR = "nested-in-rules-dir"
+    UNRECOGNIZED_NAME = "unrecognized-name"
+    DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True)
+class RuleFile:
+    """One file the agent injects.
+
+    ``path`` is the spelling the agent reports (``root.join(name)``, not canonicalised; the
+    last spelling that won de-duplication). ``content`` is exactly what is injected:
+    verbatim for named files, frontmatter-stripped for rule files.
+    """
+
+    path: str
+    canonical: str
+    name: str
+    role: Role
+    kind: Kind
+    precedence: int
+    bytes: int
+    tokens: int
+    content: str
+    root: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "name": self.name,
+            "role": self.role,
+            "kind": self.kind,
+            "precedence": self.precedence,
+            "bytes": self.bytes,
+            "tokens": self.tokens,
+            "content": self.content,
+        }
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A candidate that does not load, with a reason a user can act on."""
+
+    path: str
+    reason: SkipReason
+    detail: str
+    #: For ``gitignored``: ``(ignore file, 1-based line, pattern)``.
+    ignore_source: tuple[str, int, str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": str(self.reason), "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The instruction files an agent started in ``cwd`` would load.
+
+    ``files`` are in load order: precedence 1 is injected first; the highest precedence
+    (the deepest project file) wins on conflicts.
+    """
+
+    cwd: str
+    git_root: str | None
+    files: tuple[RuleFile, ...]
+    skipped: tuple[Skipped, ...]
+    #: Chain directories, root first (what the tracker seeds as already checked).
+    directories: tuple[str, ...] = field(default=())
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.bytes for f in self.files)
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(f.tokens for f in self.files)
+
+    def deepest(self) -> RuleFile | None:
+        return self.files[-1] if self.files else None
+
+    def find(self, canonical: str) -> RuleFile | None:
+        for f in self.files:
+            if f.canonical == canonical:
+                return f
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cwd": self.cwd,
+            "git_root": self.git_root,
+            "files": [f.to_json() for f in self.files],
+            "skipped": [s.to_json() for s in self.skipped],
+        }
