@@ -12,6 +12,8 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from rulelens.rusttext import trim
+
 VENDORS = ("cursor", "claude", "codex")
 SURFACES = ("skills", "rules", "agents", "mcps", "hooks", "sessions")
 
@@ -29,10 +31,14 @@ class ConfigError(Exception):
 
 
 def env_bool(value: str | None) -> bool | None:
-    """The agent's ``env_bool``: trim + lowercase; unknown or empty means unset (``None``)."""
+    """The agent's ``env_bool``: Rust trim + lowercase; unknown or empty means unset (``None``).
+
+    Rust ``trim`` strips Unicode White_Space only, so ``"\x1ctrue"`` stays unset here as it
+    does in the agent (Python's ``strip`` would accept it).
+    """
     if value is None:
         return None
-    v = value.strip().lower()
+    v = trim(value).lower()
     if v in _TRUE:
         return True
     if v in _FALSE:
@@ -66,7 +72,7 @@ class Compat:
         return self.cell(vendor, surface).enabled
 
     def agent_filenames(self) -> tuple[str, ...]:
-        names = BASE_FILENAMES
+        names: tuple[str, ...] = BASE_FILENAMES
         if self.enabled("claude", "agents"):
             names += CLAUDE_FILENAMES
         return names
@@ -100,7 +106,9 @@ def read_config(grok_home: str) -> tuple[dict[str, object], str]:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
 
 
-def resolve_compat(config: Mapping[str, object], config_path: str, env: Mapping[str, str]) -> Compat:
+def resolve_compat(
+    config: Mapping[str, object], config_path: str, env: Mapping[str, str]
+) -> Compat:
     """Resolve every cell with the agent's precedence: env, then TOML, then default on.
 
     A wrongly typed ``[compat]`` value makes the agent's config loading fail, so it is a

@@ -389,7 +389,7 @@ def _disabled_names(compat: Compat) -> tuple[tuple[str, tuple[str, str]], ...]:
 
 
 def _project_chain(cwd: str, git_root: str | None) -> list[str]:
-    """cwd up to the git root (inclusive), reversed into root→cwd order; ``[cwd]`` without a root."""
+    """cwd up to the git root (inclusive), in root→cwd order; ``[cwd]`` without a root."""
     if git_root is None:
         return [cwd]
     dirs: list[str] = []

@@ -34,7 +34,7 @@ def _looks_like_bare_repo(path: str) -> bool:
         os.path.isfile(os.path.join(path, "HEAD"))
         and os.path.isdir(os.path.join(path, "objects"))
         and os.path.isdir(os.path.join(path, "refs"))
-        and not os.path.basename(path) == ".git"
+        and os.path.basename(path) != ".git"
     )
 
 

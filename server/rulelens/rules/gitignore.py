@@ -7,6 +7,8 @@ file (``core.excludesFile`` from the global, XDG or system git config; else
 Paths outside the root are never ignored. A path is tested, then each parent directory;
 the first of those with a matching pattern decides (the ``ignore`` crate's
 ``matched_path_or_any_parents``). Within one path, the last matching pattern wins.
+Because the file itself is tested first, ``!build/AGENTS.md`` re-includes that file even
+when ``build/`` ignores its directory, whichever line comes first; git itself would not.
 
 Pattern semantics come from ``pathspec``'s gitignore implementation; its agreement with
 the Rust ``ignore`` crate on exotic patterns is not proven (spec §11).
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from rulelens.rules.fs import is_within
+from rulelens.rusttext import lines
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,14 @@ class IgnoreRule:
     pattern: str
     include: bool
     regex: re.Pattern[str]
+    #: ``pathspec`` regexes match a path *or anything below it*; the agent's matcher tests
+    #: each level on its own (``matched_path_or_any_parents``), so a match must end at the
+    #: end of the probe. Only patterns ending in ``/**`` really match descendants.
+    exact: bool = True
+
+    def matches(self, probe: str) -> bool:
+        found = self.regex.match(probe)
+        return found is not None and (not self.exact or found.end() == len(probe))
 
 
 @dataclass(frozen=True)
@@ -43,23 +54,29 @@ class IgnoreMatch:
 
 
 def _read_patterns(path: str) -> list[IgnoreRule]:
+    """Patterns of one ignore file, like the ``ignore`` crate's ``add_line``.
+
+    Lines are Rust ``lines``; a line starting with ``#`` is a comment (leading blanks are
+    part of a pattern, as in git); a pattern the matcher cannot compile never matches.
+    """
     try:
         with open(path, "rb") as fh:
             text = fh.read().decode("utf-8", "replace")
     except OSError:
         return []
     rules: list[IgnoreRule] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip() or line.lstrip().startswith("#") and not line.startswith("\\#"):
+    for number, line in enumerate(lines(text), start=1):
+        if line.startswith("#"):
             continue
         try:
             pat = GitIgnoreSpecPattern(line)
-        except Exception:  # a pattern the matcher cannot compile never matches
+        except Exception:
             continue
         if pat.include is None or pat.regex is None:
             continue
-        rules.append(IgnoreRule(path, number, line, bool(pat.include), pat.regex))
+        regex = pat.regex
+        exact = "ps_d" in regex.pattern
+        rules.append(IgnoreRule(path, number, line, bool(pat.include), regex, exact))
     return rules
 
 
@@ -119,7 +136,7 @@ class GitIgnore:
 
     def _decide(self, rel: str) -> IgnoreRule | None:
         for rule in reversed(self.rules):
-            if rule.regex.match(rel):
+            if rule.matches(rel):
                 return rule
         return None
 

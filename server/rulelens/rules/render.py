@@ -29,7 +29,7 @@ CLOSING = (
 
 
 def neutralize(text: str) -> str:
-    """Replace the ``<`` of ``<system-reminder``-like tags (any case, ``-`` or ``_``) by ``&lt;``."""
+    """Escape the ``<`` of ``<system-reminder``-like tags (any case, ``-`` or ``_``) as ``&lt;``."""
     return _TAG.sub(r"&lt;\1", text)
 
 
