@@ -1,0 +1,86 @@
+/**
+ * Read-only virtual documents: the rendered prompt and the memory status.
+ *
+ * Virtual documents (a TextDocumentContentProvider) cannot be edited or saved, which is the
+ * point: they show what the agent sees, not a file the user might change by accident.
+ */
+
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { statusMarkdown } from "./memoryModel";
+import { Methods, type RenderPayload } from "./protocol";
+import type { RuleLensServer } from "./server";
+import { workspaceUri } from "./memorySearch";
+
+export const PROMPT_SCHEME = "rulelens-prompt";
+export const STATUS_SCHEME = "rulelens-status";
+
+class ServerDocuments implements vscode.TextDocumentContentProvider {
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.emitter.event;
+  private readonly open = new Set<string>();
+
+  constructor(private readonly server: RuleLensServer) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    this.open.add(uri.toString());
+    const target = uri.query ? decodeURIComponent(uri.query) : undefined;
+    if (uri.scheme === PROMPT_SCHEME) {
+      if (!target) return "No file.";
+      const payload = await this.server.request<RenderPayload>(Methods.render, { uri: target });
+      if (!payload) return `RuleLens has no rendered prompt for ${vscode.Uri.parse(target).fsPath} (is the server running? see the RuleLens output).`;
+      return payload.text;
+    }
+    const status = await this.server.request<unknown>(Methods.memoryStatus, target ? { workspaceUri: target } : {});
+    if (status === null) return "# Memory status\n\nThe RuleLens server did not answer (is it running? see the RuleLens output).\n";
+    return statusMarkdown(status);
+  }
+
+  /** Re-read every open virtual document, e.g. after the chain changed on disk. */
+  refreshAll(): void {
+    for (const u of this.open) this.emitter.fire(vscode.Uri.parse(u));
+  }
+}
+
+let documents: ServerDocuments | undefined;
+
+export function registerDocuments(context: vscode.ExtensionContext, server: RuleLensServer): void {
+  documents = new ServerDocuments(server);
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, documents),
+    vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, documents),
+    server.onChainChanged(() => documents?.refreshAll()),
+  );
+}
+
+export function promptUri(file: vscode.Uri): vscode.Uri {
+  return vscode.Uri.from({ scheme: PROMPT_SCHEME, path: `/${path.basename(file.fsPath)} — rendered prompt.md`, query: encodeURIComponent(file.toString()) });
+}
+
+export async function showRenderedPrompt(file: vscode.Uri | undefined, focusPath?: string): Promise<void> {
+  if (!file || file.scheme !== "file") {
+    void vscode.window.showInformationMessage("RuleLens: open a file first; the rendered prompt is the text the agent injects for it.");
+    return;
+  }
+  const uri = promptUri(file);
+  documents?.refreshAll();
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const editor = await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  if (focusPath) {
+    // Put the cursor on the part that came from the file whose context action was used.
+    const at = doc.getText().indexOf(focusPath);
+    if (at >= 0) {
+      const pos = doc.positionAt(at);
+      editor.selection = new vscode.Selection(pos, pos);
+      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.AtTop);
+    }
+  }
+}
+
+export async function showMemoryStatus(): Promise<void> {
+  const ws = workspaceUri();
+  const uri = vscode.Uri.from({ scheme: STATUS_SCHEME, path: "/RuleLens memory status.md", query: ws ? encodeURIComponent(ws) : "" });
+  documents?.refreshAll();
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: true });
+}

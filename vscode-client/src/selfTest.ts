@@ -1,0 +1,88 @@
+/**
+ * `RuleLens: Self Test`: writes what the extension sees (lenses, hovers, diagnostics, tree rows,
+ * status bar, a memory search) to JSON, so end-to-end tests assert on data, not pixels.
+ *
+ * It stands in for @vscode/test-electron, which cannot download VS Code here: the e2e driver
+ * runs it from the palette inside real code-server and reads the file.
+ */
+
+import { promises as fs } from "node:fs";
+import * as vscode from "vscode";
+import { statusBarText, type ActiveRulesProvider } from "./chainView";
+import { lastSearch, searchMemoryOnce } from "./memorySearch";
+import { memoryRow } from "./memoryModel";
+import { pathContext } from "./chainView";
+import type { RuleLensServer } from "./server";
+
+export interface SelfTestOptions {
+  file?: string;
+  out?: string;
+  query?: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function poll<T>(what: () => Promise<T> | T, done: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let value = await what();
+  while (!done(value) && Date.now() < end) {
+    await sleep(250);
+    value = await what();
+  }
+  return value;
+}
+
+function hoverText(h: vscode.Hover): string[] {
+  return h.contents.map((c) => (typeof c === "string" ? c : "value" in c ? c.value : String(c)));
+}
+
+export async function selfTest(server: RuleLensServer, provider: ActiveRulesProvider, opts: SelfTestOptions = {}): Promise<string> {
+  const out = opts.out ?? process.env.RULELENS_SELFTEST_OUT;
+  if (!out) throw new Error("RuleLens self-test: set RULELENS_SELFTEST_OUT or pass {out}");
+  const file = opts.file ?? process.env.RULELENS_SELFTEST_FILE;
+  const report: Record<string, unknown> = { started: new Date().toISOString(), server: server.status };
+  try {
+    const uri = file ? vscode.Uri.file(file) : vscode.window.activeTextEditor?.document.uri;
+    if (!uri) throw new Error("no file to test: pass {file} or open one");
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: true });
+    await poll(() => server.status.state, (s) => s === "running" || s === "failed", 30_000);
+    await provider.setDocument(uri);
+    await provider.settled;
+
+    const lenses = await poll(
+      async () => (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri, 10)) ?? [],
+      (l) => l.some((x) => x.command?.title),
+      20_000,
+    );
+    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", uri, new vscode.Position(0, 0))) ?? [];
+    const diagnostics = vscode.languages.getDiagnostics().flatMap(([u, ds]) =>
+      ds.map((d) => ({ uri: u.toString(), line: d.range.start.line, code: typeof d.code === "object" ? String(d.code.value) : d.code, severity: d.severity, message: d.message, source: d.source })),
+    );
+    Object.assign(report, {
+      file: uri.fsPath,
+      server: server.status,
+      lenses: lenses.map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command?.command })),
+      hovers: hovers.flatMap(hoverText),
+      diagnostics,
+      tree: { description: provider.description, message: provider.message, items: provider.snapshot() },
+      statusBar: statusBarText(provider),
+    });
+    const query = opts.query ?? process.env.RULELENS_SELFTEST_QUERY;
+    if (query) {
+      const payload = await searchMemoryOnce(server, query, false);
+      const ctx = pathContext();
+      report.memorySearch = { query, mode: payload?.mode, results: (payload?.results ?? []).map((r) => memoryRow(r, ctx)) };
+    }
+    report.lastQuickPick = lastSearch ?? null;
+    report.ok = true;
+  } catch (err) {
+    report.ok = false;
+    report.error = String((err as Error)?.stack ?? err);
+  }
+  report.finished = new Date().toISOString();
+  const tmp = `${out}.tmp`;
+  await fs.writeFile(tmp, JSON.stringify(report, null, 2));
+  await fs.rename(tmp, out);
+  return out;
+}
