@@ -1,0 +1,84 @@
+/**
+ * A small stand-in for the `vscode` module: just enough real behaviour (events fire, URIs
+ * parse, tree items carry their fields) for the tree provider to run outside the editor.
+ */
+import * as path from "node:path";
+
+export class Disposable {
+  constructor(private readonly fn: () => void = () => undefined) {}
+  dispose(): void {
+    this.fn();
+  }
+}
+
+export type Event<T> = (listener: (e: T) => unknown) => Disposable;
+
+export class EventEmitter<T> {
+  private listeners = new Set<(e: T) => unknown>();
+  readonly event: Event<T> = (listener) => {
+    this.listeners.add(listener);
+    return new Disposable(() => this.listeners.delete(listener));
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose(): void {
+    this.listeners.clear();
+  }
+}
+
+export class Uri {
+  private constructor(readonly scheme: string, readonly path: string, readonly query = "") {}
+  static file(p: string): Uri {
+    return new Uri("file", path.resolve(p));
+  }
+  static parse(s: string): Uri {
+    const m = /^([a-z][a-z0-9+.-]*):(?:\/\/[^/]*)?([^?]*)(?:\?(.*))?$/i.exec(s);
+    if (!m) throw new Error(`bad uri ${s}`);
+    return new Uri(m[1], decodeURIComponent(m[2]), m[3] ?? "");
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    const p = this.path.split("/").map(encodeURIComponent).join("/");
+    return this.scheme === "file" ? `file://${p}` : `${this.scheme}:${p}${this.query ? "?" + this.query : ""}`;
+  }
+}
+
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+
+export class ThemeIcon {
+  constructor(readonly id: string) {}
+}
+
+export class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: string;
+  contextValue?: string;
+  iconPath?: ThemeIcon;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
+  ) {}
+}
+
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
+
+export const window = {
+  activeTextEditor: undefined as unknown,
+  visibleTextEditors: [] as { document: { uri: Uri } }[],
+};
+
+export const workspace = {
+  workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
+};
