@@ -103,9 +103,22 @@ def _register_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=_cmd_render)
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from rulelens.lsp.server import serve_stdio  # pygls loads only for `serve`
+
+    return serve_stdio()
+
+
+def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("serve", help="run the language server over stdio")
+    p.add_argument("--stdio", action="store_true", help="use stdio (the default and only mode)")
+    p.set_defaults(func=_cmd_serve)
+
+
 #: Each entry adds its subcommands to the parser; later issues append here.
 REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_rules,
+    _register_serve,
 ]
 
 

@@ -1,0 +1,385 @@
+"""The RuleLens language server: thin pygls handlers over ``Session`` and ``views``.
+
+Every open document gets a code lens and a hover at line 0 showing its chain, whatever
+its language; rule files get a second lens (does it load, where) and frontmatter-key
+hovers. Handlers that touch the disk run in the thread pool; the watcher's batch work
+runs in its own executor, so a flood of file events never blocks a request.
+
+Anything that cannot be served (never opened, not ``file:``, outside the workspace
+folders, a bug) answers an empty result rather than an error, and the server keeps going.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from rulelens import __version__
+from rulelens.lsp import diagnostics, protocol, views
+from rulelens.lsp.session import Session, looks_like_rule_file
+from rulelens.lsp.watch import Watcher
+from rulelens.rules.frontmatter import split as split_frontmatter
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Frontmatter hovers look at this much of a document (a 20 MB buffer is not parsed).
+FRONTMATTER_WINDOW = 64 * 1024
+LINT_DEBOUNCE_S = 0.3
+
+
+class RuleLensServer(LanguageServer):
+    """pygls server plus the session state and the watcher."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None,
+                 debounce_ms: int = 200) -> None:
+        super().__init__("rulelens", __version__, max_workers=4)
+        self.session = Session(dict(environ)) if environ is not None else Session()
+        self.debounce_ms = debounce_ms
+        self.watcher: Watcher | None = None
+        self.batch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulelens-batch")
+        self.fingerprints: dict[str, object] = {}
+        self._lint_timers: dict[str, asyncio.TimerHandle] = {}
+
+    # ---------------------------------------------------------------- watching
+    def restart_watcher(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.watcher = Watcher(self.session.roots, self.session.watched_home_dirs(),
+                               self.on_disk_changes, self.debounce_ms)
+        self.watcher.start()
+
+    async def on_disk_changes(self, paths: set[str]) -> None:
+        loop = asyncio.get_running_loop()
+        changed = await loop.run_in_executor(self.batch_pool, self.recompute, paths)
+        self.announce(changed)
+
+    def recompute(self, paths: set[str] | None) -> list[str]:
+        """(batch thread) Invalidate caches for ``paths``; the open URIs whose view changed."""
+        config = self.session.config_path()
+        if paths is None or config in paths or any(p.endswith("/.gitconfig") for p in paths):
+            self.session.reload_environment()
+        elif len(paths) > 256:
+            self.session.invalidate(None)
+        else:
+            self.session.invalidate(paths)
+        changed = []
+        for uri, path in self.session.open_documents().items():
+            new = guarded(functools.partial(fingerprint, self.session, path), None)
+            if self.fingerprints.get(uri) != new:
+                self.fingerprints[uri] = new
+                changed.append(uri)
+        return changed
+
+    def remember(self, uri: str, path: str) -> None:
+        """(batch thread) Record what an open document's views show, to detect changes."""
+        self.fingerprints[uri] = guarded(lambda: fingerprint(self.session, path), None)
+
+    def announce(self, changed: list[str]) -> None:
+        """(loop) Tell the client which documents' chains changed; refresh lenses, lint."""
+        if not changed:
+            return
+        self.protocol.notify(protocol.CHAIN_CHANGED, {"uris": changed})
+        if code_lens_refresh_supported(self.client_capabilities):
+            try:
+                self.workspace_code_lens_refresh(None)
+            except Exception:
+                log.exception("codeLens refresh failed")
+        for uri in changed:
+            self.schedule_lint(uri, delay=0.0)
+
+    # -------------------------------------------------------------------- lint
+    def schedule_lint(self, uri: str, delay: float = LINT_DEBOUNCE_S) -> None:
+        if not diagnostics.lint_available():
+            return
+        timer = self._lint_timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._lint_timers[uri] = loop.call_later(
+            delay, lambda: asyncio.ensure_future(self.publish_lint(uri)))
+
+    async def publish_lint(self, uri: str) -> None:
+        self._lint_timers.pop(uri, None)
+        path = self.session.opened(uri)
+        if path is None:
+            return
+        doc = self.workspace.get_text_document(uri)
+        text, version = doc.source, doc.version
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(
+            self.thread_pool,
+            lambda: guarded(lambda: self._lint(path, text, doc), None))
+        if found is None or self.session.opened(uri) is None:
+            return
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=found, version=version))
+
+    def _lint(self, path: str, text: str, doc: Any) -> list[types.Diagnostic] | None:
+        if not looks_like_rule_file(path):
+            return None
+        chain = self.session.chain(path)
+        lines = text.splitlines()
+
+        def to_client(line: int, col: int) -> int:
+            if 0 <= line < len(lines):
+                pos = doc.position_codec.position_to_client_units(
+                    lines, types.Position(line, col))
+                return int(pos.character)
+            return col
+
+        return diagnostics.lint_diagnostics(path, text, chain, self.session.lint_config(),
+                                            to_client)
+
+
+def fingerprint(session: Session, path: str) -> object:
+    """Everything the views of ``path`` show that the disk can change."""
+    chain = session.chain(path)
+    if chain is None:
+        return None
+    split = session.tracker_split(path, chain)
+    status = session.rule_status(path)
+    return (views.chain_payload(chain, split),
+            views.rule_lens_title(status) if status is not None else None)
+
+
+def code_lens_refresh_supported(caps: types.ClientCapabilities | None) -> bool:
+    ws = caps.workspace if caps is not None else None
+    lens = ws.code_lens if ws is not None else None
+    return bool(lens is not None and lens.refresh_support)
+
+
+def guarded(fn: Callable[[], T], default: T) -> T:
+    """Run ``fn``; log any exception and return ``default`` so the server keeps serving."""
+    try:
+        return fn()
+    except Exception:
+        log.exception("RuleLens handler failed")
+        return default
+
+
+def _safe(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            return guarded(lambda: fn(*args, **kwargs), default)
+        return inner
+    return wrap
+
+
+def _uri_param(params: Any) -> str | None:
+    """``{uri}`` params arrive as a pygls ``Object`` (namedtuple), a dict, or garbage."""
+    if params is None:
+        return None
+    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
+    return uri if isinstance(uri, str) else None
+
+
+def _to_dict(value: Any) -> Any:
+    """pygls ``Object`` namedtuples (custom params, settings) -> plain dicts/lists."""
+    if hasattr(value, "_asdict"):
+        return {k: _to_dict(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _to_dict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_to_dict(v) for v in value]
+    return value
+
+
+# ------------------------------------------------------------------ features
+def create_server(environ: Mapping[str, str] | None = None,
+                  debounce_ms: int = 200) -> RuleLensServer:
+    server = RuleLensServer(environ, debounce_ms)
+    s = server.session
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: RuleLensServer, params: types.InitializeParams) -> None:
+        roots = [to_fs_path(f.uri) for f in params.workspace_folders or []]
+        if not roots and params.root_uri:
+            roots = [to_fs_path(params.root_uri)]
+        if not roots and params.root_path:
+            roots = [params.root_path]
+        s.set_roots(r for r in roots if r)
+        s.apply_settings(_to_dict(params.initialization_options))
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: RuleLensServer, params: types.InitializedParams) -> None:
+        if s.config_error:
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Error, message=f"RuleLens: {s.config_error}"))
+        ls.restart_watcher()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: RuleLensServer, params: Any) -> None:
+        if ls.watcher is not None:
+            ls.watcher.stop()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def folders(ls: RuleLensServer,
+                      params: types.DidChangeWorkspaceFoldersParams) -> None:
+        removed = {f.uri for f in params.event.removed}
+        current = [to_fs_path(u) for u in ls.workspace.folders if u not in removed]
+        current += [to_fs_path(f.uri) for f in params.event.added]
+        s.set_roots(r for r in current if r)
+        ls.restart_watcher()
+        await _refresh_all(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configuration(ls: RuleLensServer,
+                            params: types.DidChangeConfigurationParams) -> None:
+        s.apply_settings(_to_dict(params.settings))
+        await _refresh_all(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RuleLensServer, params: types.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        path = s.open(uri)
+        if path is not None:
+            ls.batch_pool.submit(ls.remember, uri, path)
+            ls.schedule_lint(uri, delay=0.0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RuleLensServer, params: types.DidChangeTextDocumentParams) -> None:
+        if s.opened(params.text_document.uri):
+            ls.schedule_lint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: RuleLensServer, params: types.DidSaveTextDocumentParams) -> None:
+        if s.opened(params.text_document.uri):
+            ls.schedule_lint(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RuleLensServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        s.close(uri)
+        ls.fingerprints.pop(uri, None)
+        timer = ls._lint_timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    @server.thread()
+    @_safe(None)
+    def code_lens(ls: RuleLensServer, params: types.CodeLensParams
+                  ) -> list[types.CodeLens] | None:
+        uri = params.text_document.uri
+        path = s.opened(uri)
+        chain = s.chain(path) if path is not None else None
+        if path is None or chain is None:
+            return None
+        top = types.Range(types.Position(0, 0), types.Position(0, 0))
+        lenses = []
+        status = s.rule_status(path)
+        if status is not None:
+            lenses.append(types.CodeLens(range=top, command=types.Command(
+                title=views.rule_lens_title(status), command=protocol.SHOW_CHAIN,
+                arguments=[uri])))
+        lenses.append(types.CodeLens(range=top, command=types.Command(
+            title=views.chain_lens_title(chain), command=protocol.SHOW_CHAIN,
+            arguments=[uri])))
+        return lenses
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @server.thread()
+    @_safe(None)
+    def hover(ls: RuleLensServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        path = s.opened(uri)
+        if path is None:
+            return None
+        line = params.position.line
+        if line == 0:
+            chain = s.chain(path)
+            if chain is None:
+                return None
+            text = views.chain_hover(chain, s.tracker_split(path, chain))
+            status = s.rule_status(path)
+            if status is not None:
+                text = views.rule_hover_line(status) + "\n\n" + text
+            return _markdown(text)
+        return _frontmatter_hover(ls, s, uri, path, params.position)
+
+    @server.feature(protocol.CHAIN)
+    @server.thread()
+    @_safe(None)
+    def chain_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        return _chain_payload(s, _uri_param(params))
+
+    @server.feature(protocol.RENDER)
+    @server.thread()
+    @_safe(None)
+    def render_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        path = s.opened(_uri_param(params) or "")
+        chain = s.chain(path) if path is not None else None
+        return views.render_payload(chain) if chain is not None else None
+
+    @server.command(protocol.SHOW_CHAIN)
+    @server.thread()
+    @_safe(None)
+    def show_chain(ls: RuleLensServer, *args: Any) -> dict[str, Any] | None:
+        return _chain_payload(s, args[0] if args and isinstance(args[0], str) else None)
+
+    return server
+
+
+def _chain_payload(s: Session, uri: str | None) -> dict[str, Any] | None:
+    path = s.opened(uri) if uri else None
+    chain = s.chain(path) if path is not None else None
+    if path is None or chain is None:
+        return None
+    return views.chain_payload(chain, s.tracker_split(path, chain))
+
+
+def _markdown(text: str) -> types.Hover:
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+def _frontmatter_hover(ls: RuleLensServer, s: Session, uri: str, path: str,
+                       position: types.Position) -> types.Hover | None:
+    if not looks_like_rule_file(path):
+        return None
+    source = ls.workspace.get_text_document(uri).source[:FRONTMATTER_WINDOW]
+    block = split_frontmatter(source)
+    if block is None or position.line <= block.start_line:
+        return None
+    if block.end_line is not None and position.line >= block.end_line:
+        return None
+    lines = source.split("\n")
+    if position.line >= len(lines):
+        return None
+    key = views.frontmatter_key_at(lines[position.line], position.character)
+    if key is None:
+        return None
+    status = s.rule_status(path)
+    kind = status.loaded.kind if status is not None and status.loaded is not None else None
+    if kind is None and not any(seg in path for seg in ("/.grok/rules/", "/.claude/rules/",
+                                                         "/.cursor/rules/")):
+        kind = "named"
+    return _markdown(views.frontmatter_hover(key, kind))
+
+
+async def _refresh_all(ls: RuleLensServer) -> None:
+    loop = asyncio.get_running_loop()
+    changed = await loop.run_in_executor(ls.batch_pool, ls.recompute, set())
+    ls.announce(changed)
+
+
+def serve_stdio() -> int:
+    """Entry point of ``rulelens serve``."""
+    logging.basicConfig(level=logging.WARNING, format="rulelens: %(levelname)s %(message)s")
+    server = create_server()
+    try:
+        server.start_io()
+    finally:
+        if server.watcher is not None:
+            server.watcher.stop()
+        server.batch_pool.shutdown(wait=False, cancel_futures=True)
+    return 0

@@ -1,0 +1,344 @@
+"""The server's state: workspace roots, settings, open documents, and the resolver.
+
+Nothing here imports pygls: every question the handlers ask ("may I look at this URI?",
+"what is its chain?", "is this a rule file, and does it load?") is answered from plain
+paths, so the rules stay testable and the handlers stay a few lines long.
+
+Client paths are untrusted. A URI is served only when it is a ``file:`` URI whose path
+(canonicalised) lies inside a workspace folder; everything else answers "nothing here".
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from rulelens.rules import AgentEnvironment, AgentsMdTracker, Chain, ConfigError, Resolver
+from rulelens.rules.compat import BASE_FILENAMES, CLAUDE_FILENAMES
+from rulelens.rules.discovery import OTHER_AGENT_FILES
+from rulelens.rules.fs import canonical, is_within
+from rulelens.rules.model import RuleFile, Skipped
+from rulelens.rules.tracker import DORMANT_NOTE
+
+#: Stop counting files under a rule file's scope after this many (the lens says "N+").
+COUNT_CAP = 20_000
+_RULE_DIR_VENDORS = (".grok", ".claude", ".cursor")
+_NAMED_LOWER = frozenset(n.lower() for n in BASE_FILENAMES) | frozenset(
+    os.path.basename(n).lower() for n in CLAUDE_FILENAMES
+)
+_OTHER_LOWER = frozenset(os.path.basename(n).lower() for n in OTHER_AGENT_FILES)
+_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv"})
+
+
+@dataclass(frozen=True)
+class TrackerSplit:
+    """Files loaded when a session starts in ``agent_cwd`` vs files the tracker would name."""
+
+    agent_cwd: str
+    session_files: tuple[str, ...]
+    mentioned_by_path: tuple[str, ...]
+    #: In this file's chain but neither loaded at start nor reached by the tracker's walk.
+    unreached: tuple[str, ...] = ()
+    note: str = DORMANT_NOTE
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "agent_cwd": self.agent_cwd,
+            "session_files": list(self.session_files),
+            "mentioned_by_path": list(self.mentioned_by_path),
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class RuleStatus:
+    """Whether a rule-like file loads, where, and for how many files; or why it doesn't."""
+
+    path: str
+    loaded: RuleFile | None
+    #: The directory an agent must start in (or below) for the file to load.
+    scope: str | None = None
+    position: int = 0
+    total: int = 0
+    files_here: int = 0
+    capped: bool = False
+    skipped: Skipped | None = None
+    git_root: str | None = None
+
+
+@dataclass
+class Session:
+    """Per-server state. Thread-safe: handlers run in a thread pool."""
+
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    roots: tuple[str, ...] = ()
+    agent_cwd_setting: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    config_error: str | None = None
+    resolver: Resolver | None = None
+    _open: dict[str, str] = field(default_factory=dict)
+    _counts: dict[str, tuple[int, bool]] = field(default_factory=dict)
+    _splits: dict[tuple[str, str], TrackerSplit] = field(default_factory=dict)
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def __post_init__(self) -> None:
+        if self.resolver is None:
+            self.reload_environment()
+
+    # ------------------------------------------------------------ environment
+    def reload_environment(self) -> None:
+        """Re-read the agent's config (``config.toml`` changed); a bad config is reported."""
+        try:
+            env = AgentEnvironment.from_env(self.environ)
+        except ConfigError as exc:
+            with self._lock:
+                self.config_error = str(exc)
+                self.resolver = None
+                self._forget()
+            return
+        with self._lock:
+            self.config_error = None
+            self.resolver = Resolver(env)
+            self._forget()
+
+    @property
+    def env(self) -> AgentEnvironment | None:
+        return self.resolver.env if self.resolver is not None else None
+
+    def invalidate(self, paths: Iterable[str] | None = None) -> None:
+        """Forget cached chains (for ``paths``' directories, or everything)."""
+        with self._lock:
+            if self.resolver is not None:
+                self.resolver.invalidate(None if paths is None else list(paths))
+            self._forget()
+
+    def _forget(self) -> None:
+        self._counts.clear()
+        self._splits.clear()
+
+    def watched_home_dirs(self) -> list[str]:
+        """Agent-home directories whose direct children can change a chain."""
+        env = self.env
+        home = self.environ.get("HOME") or os.path.expanduser("~")
+        grok_home = env.grok_home if env else os.path.join(home, ".grok")
+        dirs = [home, grok_home, os.path.join(grok_home, "rules")]
+        for vendor in (".claude", ".cursor"):
+            dirs += [os.path.join(home, vendor), os.path.join(home, vendor, "rules")]
+        return dirs
+
+    def config_path(self) -> str:
+        env = self.env
+        if env is not None:
+            return env.config_path
+        home = self.environ.get("HOME") or os.path.expanduser("~")
+        grok_home = self.environ.get("GROK_HOME") or os.path.join(home, ".grok")
+        return os.path.join(grok_home, "config.toml")
+
+    # --------------------------------------------------------------- settings
+    def set_roots(self, paths: Iterable[str]) -> None:
+        roots: list[str] = []
+        for p in paths:
+            if p and os.path.isabs(p):
+                roots.append(os.path.normpath(p))
+        with self._lock:
+            self.roots = tuple(dict.fromkeys(roots))
+            self._splits.clear()
+
+    def apply_settings(self, settings: object) -> None:
+        """Accept ``{"rulelens": {...}}`` or the section itself; unknown keys are ignored."""
+        if not isinstance(settings, Mapping):
+            return
+        section = settings.get("rulelens", settings)
+        if not isinstance(section, Mapping):
+            return
+        value = section.get("agentCwd")
+        with self._lock:
+            self.settings = dict(section)
+            self.agent_cwd_setting = value if isinstance(value, str) and value.strip() else None
+            self._splits.clear()
+
+    def lint_config(self) -> Mapping[str, Any]:
+        """The ``lint`` settings section (``{"disable": [...]}``), as the client sent it."""
+        lint = self.settings.get("lint")
+        return dict(lint) if isinstance(lint, Mapping) else {}
+
+    # ------------------------------------------------------------- documents
+    def path_of(self, uri: str) -> str | None:
+        """The local path of a ``file:`` URI inside a workspace folder, else ``None``."""
+        if not isinstance(uri, str):
+            return None
+        try:
+            parts = urlsplit(uri)
+        except ValueError:
+            return None
+        if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+            return None
+        path = unquote(parts.path)
+        if not path.startswith("/") or "\x00" in path:
+            return None
+        path = os.path.normpath(path)
+        return path if self.root_for(path) is not None else None
+
+    def root_for(self, path: str) -> str | None:
+        """The deepest workspace folder holding ``path`` (compared canonically too)."""
+        real = os.path.join(canonical(os.path.dirname(path)), os.path.basename(path))
+        best: str | None = None
+        for root in self.roots:
+            for candidate in {root, canonical(root)}:
+                if (is_within(path, candidate) or is_within(real, candidate)) and (
+                    best is None or len(root) > len(best)
+                ):
+                    best = root
+        return best
+
+    def open(self, uri: str) -> str | None:
+        path = self.path_of(uri)
+        with self._lock:
+            if path is not None:
+                self._open[uri] = path
+            else:
+                self._open.pop(uri, None)
+        return path
+
+    def close(self, uri: str) -> None:
+        with self._lock:
+            self._open.pop(uri, None)
+
+    def opened(self, uri: str) -> str | None:
+        """The path of an open, allowed document; ``None`` for anything else."""
+        with self._lock:
+            return self._open.get(uri)
+
+    def open_documents(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._open)
+
+    # ------------------------------------------------------------------ chains
+    def chain(self, path: str) -> Chain | None:
+        """The chain an agent started in the file's directory loads (``chain --json``)."""
+        resolver = self.resolver
+        if resolver is None:
+            return None
+        cwd = path if os.path.isdir(path) else os.path.dirname(path)
+        return resolver.resolve(cwd)
+
+    def agent_cwd(self, path: str) -> str | None:
+        root = self.root_for(path)
+        setting = self.agent_cwd_setting
+        if setting:
+            expanded = os.path.expanduser(setting)
+            if not os.path.isabs(expanded):
+                base = root or (self.roots[0] if self.roots else None)
+                if base is None:
+                    return None
+                expanded = os.path.join(base, expanded)
+            return os.path.normpath(expanded)
+        return root
+
+    def tracker_split(self, path: str, chain: Chain) -> TrackerSplit | None:
+        """Session-start files vs files ``AgentsMdTracker`` would only mention (spec §5)."""
+        resolver = self.resolver
+        agent_cwd = self.agent_cwd(path)
+        if resolver is None or agent_cwd is None:
+            return None
+        key = (agent_cwd, chain.cwd)
+        with self._lock:
+            cached = self._splits.get(key)
+        if cached is not None:
+            return cached
+        session = resolver.resolve(agent_cwd)
+        tracker = AgentsMdTracker(resolver.env.compat)
+        ignore = resolver.gitignore(session.git_root) if session.git_root else None
+        tracker.seed([f.path for f in session.files], session.git_root, session.directories,
+                     ignore)
+        mentioned = tuple(tracker.check_path(path))
+        known = {canonical(f.path) for f in session.files} | set(mentioned)
+        unreached = tuple(f.path for f in chain.files if f.canonical not in known)
+        split = TrackerSplit(session.cwd, tuple(f.path for f in session.files), mentioned,
+                             unreached)
+        with self._lock:
+            self._splits[key] = split
+        return split
+
+    # -------------------------------------------------------------- rule files
+    def rule_status(self, path: str) -> RuleStatus | None:
+        """For a rule-like file: does it load (where, at which position), or why not."""
+        resolver = self.resolver
+        if resolver is None or not looks_like_rule_file(path):
+            return None
+        canon = canonical(path)
+        directory = os.path.dirname(path)
+        skipped: Skipped | None = None
+        chain: Chain | None = None
+        for _ in range(4):
+            chain = resolver.resolve(directory)
+            found = chain.find(canon)
+            if found is not None:
+                return self._loaded_status(path, found)
+            if skipped is None:
+                skipped = next((s for s in chain.skipped
+                                if s.path == path or canonical(s.path) == canon), None)
+            if chain.git_root is not None and canonical(directory) == chain.git_root:
+                break
+            parent = os.path.dirname(directory)
+            if parent == directory or self.root_for(parent) is None:
+                break
+            directory = parent
+        return RuleStatus(path, None, skipped=skipped,
+                          git_root=chain.git_root if chain is not None else None)
+
+    def _loaded_status(self, path: str, found: RuleFile) -> RuleStatus:
+        assert self.resolver is not None
+        scope = found.root if found.role == "project" else self.agent_cwd(path) or found.root
+        chain = self.resolver.resolve(scope)
+        here = chain.find(found.canonical) or found
+        count, capped = self.count_files(scope, chain.git_root)
+        return RuleStatus(path, here, scope=chain.cwd, position=here.precedence,
+                          total=len(chain.files), files_here=count, capped=capped,
+                          git_root=chain.git_root)
+
+    def count_files(self, scope: str, git_root: str | None) -> tuple[int, bool]:
+        """Files under ``scope`` an agent could be working on (not gitignored, no ``.git``)."""
+        with self._lock:
+            cached = self._counts.get(scope)
+        if cached is not None:
+            return cached
+        ignore = self.resolver.gitignore(git_root) if self.resolver and git_root else None
+        count = 0
+        stack = [scope]
+        while stack and count < COUNT_CAP:
+            directory = stack.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name in _SKIP_DIRS:
+                    continue
+                if ignore is not None and ignore.match(entry.path) is not None:
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        count += 1
+                except OSError:
+                    continue
+        result = (min(count, COUNT_CAP), count >= COUNT_CAP)
+        with self._lock:
+            self._counts[scope] = result
+        return result
+
+
+def looks_like_rule_file(path: str) -> bool:
+    """Named instruction files (any case), other agents' files, or anything in a rules dir."""
+    name = os.path.basename(path).lower()
+    if name in _NAMED_LOWER or name in _OTHER_LOWER:
+        return True
+    parts = path.split(os.sep)
+    return any(parts[i] in _RULE_DIR_VENDORS and parts[i + 1] == "rules"
+               for i in range(len(parts) - 2))

@@ -1,0 +1,241 @@
+"""Chains and rule-file states as editor views: code lens titles, hover Markdown, payloads.
+
+One ``Chain`` value feeds every view, so the lens count, the hover table and the
+``rulelens/chain`` payload cannot disagree. Strings are built here and wrapped in
+lsprotocol types by the server; tests read the same strings.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+from typing import Any
+
+from rulelens.lsp.session import RuleStatus, TrackerSplit
+from rulelens.rules import Chain, SkipReason, render
+from rulelens.rules.fs import is_within
+
+
+def display_path(path: str, base: str | None) -> str:
+    """Relative to ``base`` when inside it, ``~/...`` under the home, else absolute."""
+    if base and is_within(path, base) and path != base:
+        return os.path.relpath(path, base)
+    home = os.path.expanduser("~")
+    if is_within(path, home) and path != home:
+        return "~" + path[len(home):]
+    return path
+
+
+def size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KiB"
+    return f"{n / (1024 * 1024):.1f} MiB"
+
+
+def _base(chain: Chain) -> str:
+    return chain.git_root or chain.cwd
+
+
+def _dir_label(directory: str, base: str | None) -> str:
+    if base and directory == base:
+        return "./"
+    return display_path(directory, base).rstrip("/") + "/"
+
+
+def _link(path: str, base: str | None) -> str:
+    label = display_path(path, base).replace("|", "\\|").replace("]", "\\]")
+    return f"[{label}]({pathlib.Path(path).as_uri()})"
+
+
+# ------------------------------------------------------------------ code lens
+def chain_lens_title(chain: Chain) -> str:
+    """``4 rules · deepest: src/AGENTS.md · 2 skipped`` (count of loaded files first)."""
+    n = len(chain.files)
+    parts = [f"{n} rule{'' if n == 1 else 's'}"]
+    deepest = chain.deepest()
+    if deepest is not None:
+        parts.append(f"deepest: {display_path(deepest.path, _base(chain))}")
+    if chain.skipped:
+        parts.append(f"{len(chain.skipped)} skipped")
+    return " · ".join(parts)
+
+
+def rule_lens_title(status: RuleStatus) -> str:
+    """``Loaded for 37 files here · position 3 of 5 from src/`` or ``Not loaded: ...``."""
+    if status.loaded is not None and status.scope is not None:
+        count = f"{status.files_here:,}{'+' if status.capped else ''}"
+        noun = "file" if status.files_here == 1 and not status.capped else "files"
+        return (f"Loaded for {count} {noun} here · position {status.position} of"
+                f" {status.total} from {_dir_label(status.scope, status.git_root)}")
+    skipped = status.skipped
+    if skipped is None:
+        return "Not loaded: Grok Build does not read this file here"
+    if skipped.reason == SkipReason.GITIGNORED and skipped.ignore_source is not None:
+        source, line, _pattern = skipped.ignore_source
+        return f"Not loaded: gitignored by {display_path(source, status.git_root)}:{line}"
+    return f"Not loaded: {_short_reason(skipped.reason)}"
+
+
+_REASONS = {
+    SkipReason.GITIGNORED: "gitignored",
+    SkipReason.NOT_UTF8: "not valid UTF-8",
+    SkipReason.UNREADABLE: "cannot be read",
+    SkipReason.NOT_A_FILE: "not a regular file",
+    SkipReason.COMPAT_DISABLED: "its [compat] switch is off",
+    SkipReason.NESTED_IN_RULES_DIR: "nested inside a rules directory",
+    SkipReason.UNRECOGNIZED_NAME: "Grok does not read this name",
+    SkipReason.DUPLICATE: "duplicate of a file that already loads",
+}
+
+
+def _short_reason(reason: SkipReason) -> str:
+    return _REASONS.get(reason, str(reason))
+
+
+# ---------------------------------------------------------------------- hover
+def chain_hover(chain: Chain, split: TrackerSplit | None) -> str:
+    """The chain as a Markdown table in load order, the skipped files, the tracker split."""
+    base = _base(chain)
+    out = [f"**RuleLens** · an agent started in `{_dir_label(chain.cwd, base)}` loads"
+           f" {len(chain.files)} instruction file{'' if len(chain.files) == 1 else 's'}", ""]
+    if chain.files:
+        out += ["| # | file | role | kind | size | ~tokens |",
+                "|--:|:--|:--|:--|--:|--:|"]
+        for f in chain.files:
+            out.append(f"| {f.precedence} | {_link(f.path, base)} | {f.role} | {f.kind} |"
+                       f" {size(f.bytes)} | {f.tokens} |")
+        out.append(f"| | **total** | | | **{size(chain.total_bytes)}** |"
+                   f" **{chain.total_tokens}** |")
+        out += ["", "Loaded first to last: the last (deepest) file wins on conflicts."]
+    else:
+        out.append("No instruction files load here.")
+    if chain.skipped:
+        out += ["", f"**Not loaded ({len(chain.skipped)})**", ""]
+        for s in chain.skipped:
+            out.append(f"- {_link(s.path, base)} — `{s.reason}`: {_md(s.detail)}")
+    if split is not None:
+        out += ["", *tracker_lines(split, base)]
+    return "\n".join(out) + "\n"
+
+
+def tracker_lines(split: TrackerSplit, base: str | None) -> list[str]:
+    out = [f"**Tracker view** · agent session started in `{_dir_label(split.agent_cwd, base)}`",
+           "",
+           f"- Loaded at session start ({len(split.session_files)}):"
+           f" {_list(split.session_files, base)}",
+           f"- Only mentioned by path when the agent touches this file"
+           f" ({len(split.mentioned_by_path)}): {_list(split.mentioned_by_path, base)}"]
+    if split.unreached:
+        out.append(f"- Beyond the tracker's walk ({len(split.unreached)}):"
+                   f" {_list(split.unreached, base)}")
+    out += ["", f"> {split.note}"]
+    return out
+
+
+def _list(paths: tuple[str, ...], base: str | None) -> str:
+    if not paths:
+        return "none"
+    return ", ".join(_link(p, base) for p in paths)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def rule_hover_line(status: RuleStatus) -> str:
+    """One line for the hover of a rule file: the lens title, explained."""
+    title = rule_lens_title(status)
+    if status.skipped is not None:
+        return f"**{title}** — {_md(status.skipped.detail)}"
+    return f"**{title}**"
+
+
+# -------------------------------------------------------------------- payloads
+def chain_payload(chain: Chain, split: TrackerSplit | None) -> dict[str, Any]:
+    """``rulelens chain --json`` for the file, plus ``tracker`` (docs/protocol.md)."""
+    data = chain.to_json()
+    data["tracker"] = split.to_json() if split is not None else None
+    return data
+
+
+def render_payload(chain: Chain) -> dict[str, Any]:
+    return {"text": render(chain.files)}
+
+
+# ------------------------------------------------------------- frontmatter keys
+_GROK_RULE = ("Grok Build strips the frontmatter before injecting a rule file and reads no"
+              " key: this key changes nothing for Grok; the file loads whenever its directory"
+              " is in the chain.")
+_GROK_NAMED = ("Grok Build injects this file verbatim, frontmatter included: the model reads"
+               " this line as text, and no key changes when the file loads.")
+
+#: What each agent does with a frontmatter key (rule-formats research, 2026).
+FRONTMATTER_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
+    "description": (
+        ("Cursor", "With no `globs` and `alwaysApply: false`, the agent reads the description"
+                   " to decide whether to pull the rule in (\"Apply Intelligently\")."),
+        ("GitHub Copilot (VS Code)", "Optional; used to match an instruction file that has"
+                                     " no `applyTo`."),
+        ("Windsurf / Devin", "Required by `trigger: model_decision`."),
+        ("Claude Code", "Not read for `.claude/rules` files."),
+    ),
+    "globs": (
+        ("Cursor", "A comma-separated glob string (unquoted `**/*.ts` is accepted): the rule"
+                   " attaches when a matching file is in context."),
+        ("Windsurf / Devin", "Used with `trigger: glob`; Devin CLI requires a list."),
+        ("Claude Code", "Ignored in `.claude/rules` (the key is `paths`): a rule with only"
+                        " `globs` loads unconditionally."),
+    ),
+    "alwaysApply": (
+        ("Cursor", "`true`: the rule is always included; must be a boolean."),
+        ("Claude Code / Copilot", "Ignored."),
+    ),
+    "paths": (
+        ("Claude Code", "A YAML list of globs: the rule loads when Claude reads a matching"
+                        " file; without `paths` it loads at launch."),
+        ("Laravel Boost", "`.ai/rules` files with non-empty `paths` enter the rules index."),
+        ("Cursor", "Unknown key; ignored."),
+    ),
+    "applyTo": (
+        ("GitHub Copilot", "A glob string (comma-separated; `**` = all) for"
+                           " `*.instructions.md`; without it VS Code does not apply the file"
+                           " automatically."),
+        ("Cursor / Claude Code", "Ignored."),
+    ),
+    "excludeAgent": (
+        ("GitHub Copilot", "`code-review` or `coding-agent`: the agent that skips this file."),
+    ),
+    "trigger": (
+        ("Windsurf / Devin", "`always_on`, `model_decision` (needs `description`), `glob`"
+                             " (needs `globs`) or `manual` (only by @mention)."),
+    ),
+    "name": (
+        ("GitHub Copilot (VS Code)", "Optional display name of the instruction file."),
+    ),
+}
+
+_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:")
+
+
+def frontmatter_key_at(line: str, character: int) -> str | None:
+    """The key under the cursor when the line is ``key: value`` and the cursor is on the key."""
+    m = _KEY.match(line)
+    if m is None or not (m.start(1) <= character <= m.end(1)):
+        return None
+    return m.group(1)
+
+
+def frontmatter_hover(key: str, kind: str | None) -> str:
+    """What ``key`` does for each agent that reads it; ``kind`` is how Grok loads the file."""
+    grok = _GROK_NAMED if kind == "named" else _GROK_RULE
+    rows = FRONTMATTER_KEYS.get(key)
+    out = [f"**Frontmatter `{key}`**", "", "| agent | effect |", "|:--|:--|",
+           f"| Grok Build | {grok} |"]
+    if rows is None:
+        out.append("| others | No agent RuleLens knows reads this key. |")
+    else:
+        out += [f"| {agent} | {_md(text)} |" for agent, text in rows]
+    return "\n".join(out) + "\n"

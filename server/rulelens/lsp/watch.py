@@ -1,0 +1,101 @@
+"""Follow the disk: ``watchfiles`` on the workspace folders and the agent's home.
+
+Two loops run on the event loop: the workspace folders, recursively, and the home
+directories that can change a chain (``~``, ``~/.grok``, ``~/.grok/rules``, ``~/.claude``,
+... ), non-recursively, because a recursive watch on ``~/.grok`` would follow the agent's
+busy memory and session files. Batches are debounced by watchfiles; the filter is pure
+string work (it runs on the event loop) and keeps only paths that can change a chain:
+instruction-file names, anything under a rules directory, ``.gitignore``, ``config.toml``,
+and paths that may be directories (a moved directory can carry rule files with it).
+A ``git checkout`` rewriting 10,000 source files therefore yields a small batch, and the
+consumer does its work off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable, Sequence
+
+from watchfiles import Change, DefaultFilter, awatch
+
+from rulelens.lsp.session import looks_like_rule_file
+
+log = logging.getLogger(__name__)
+
+#: Files whose change can alter a chain even though they are not instruction files.
+TRIGGER_NAMES = frozenset({".gitignore", ".gitconfig", "config.toml", "ignore", "config"})
+
+OnBatch = Callable[[set[str]], Awaitable[None]]
+
+
+class ChainFilter(DefaultFilter):
+    """DefaultFilter's ignored directories (``.git``, ``node_modules``, ...) + relevance."""
+
+    def __call__(self, change: Change, path: str) -> bool:
+        if not super().__call__(change, path):
+            return False
+        name = os.path.basename(path)
+        if name in TRIGGER_NAMES or looks_like_rule_file(path):
+            return True
+        # Might be a directory (created, moved or removed with rule files inside).
+        return change == Change.deleted or "." not in name
+
+
+class Watcher:
+    """Runs the watch loops until :meth:`stop`; calls ``on_batch(paths)`` per batch."""
+
+    def __init__(self, roots: Sequence[str], home_dirs: Sequence[str], on_batch: OnBatch,
+                 debounce_ms: int = 200) -> None:
+        self.roots = list(roots)
+        self.home_dirs = list(home_dirs)
+        self.on_batch = on_batch
+        self.debounce_ms = debounce_ms
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        self._tasks = [asyncio.ensure_future(self._workspace_loop()),
+                       asyncio.ensure_future(self._home_loop())]
+
+    def stop(self) -> None:
+        self._stop.set()
+        for task in self._tasks:
+            task.cancel()
+
+    async def _workspace_loop(self) -> None:
+        roots = [r for r in self.roots if os.path.isdir(r)]
+        if roots:
+            await self._run(roots, recursive=True)
+
+    async def _home_loop(self) -> None:
+        while not self._stop.is_set():
+            dirs = [d for d in self.home_dirs if os.path.isdir(d)]
+            if not dirs:
+                return
+            rearm = await self._run(dirs, recursive=False, rearm_on=set(dirs))
+            if not rearm:
+                return
+
+    async def _run(self, paths: list[str], recursive: bool,
+                   rearm_on: set[str] | None = None) -> bool:
+        """Watch ``paths``; returns True when the set of existing home dirs changed."""
+        try:
+            async for changes in awatch(*paths, watch_filter=ChainFilter(), recursive=recursive,
+                                        debounce=self.debounce_ms, step=50,
+                                        stop_event=self._stop, yield_on_timeout=False):
+                batch = {p for _change, p in changes}
+                try:
+                    await self.on_batch(batch)
+                except Exception:  # a failed batch must not end the watch
+                    log.exception("watch batch failed")
+                if rearm_on is not None:
+                    now = {d for d in self.home_dirs if os.path.isdir(d)}
+                    if now != rearm_on:
+                        return True
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("file watching stopped for %s", paths)
+        return False
