@@ -115,10 +115,17 @@ def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=_cmd_serve)
 
 
+def _register_memory(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from rulelens.memory.cli import register
+
+    register(sub)
+
+
 #: Each entry adds its subcommands to the parser; later issues append here.
 REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_rules,
     _register_serve,
+    _register_memory,
 ]
 
 

@@ -1,0 +1,702 @@
+"""RuleLens' own memory index: the agent's schema, in OUR cache directory.
+
+Why a copy and not the agent's ``index.sqlite``: we must never write to the agent's files,
+and the agent's index is only as fresh as its last session. We keep the agent's schema
+(``chunks``, contentless ``chunks_fts``, ``chunks_vec``, ``meta``; spec §7.4) so that the
+same SQL gives the same BM25 ranks, plus one bookkeeping table of our own (``rl_files``:
+the size and mtime each file had when indexed, so an unchanged file costs one ``stat``).
+
+Differences from the agent, on purpose:
+
+* deleted memory files leave our index (the agent keeps orphans until its watcher or
+  maintenance path runs; :func:`agent_orphans` reports them);
+* when the agent's own index exists we read it **read-only** and carry over
+  ``created_at``, ``access_count``, ``last_accessed`` and ``source`` by chunk id, so decay,
+  the access boost and the ``dream`` label match what the agent computes;
+* a corrupted or truncated index file is moved aside and rebuilt (it is only a cache);
+* searches never record access (that would make our ranking drift from the agent's).
+
+Concurrency: WAL with a 5 s busy timeout, one ``BEGIN IMMEDIATE`` transaction per file, so
+two editor windows can share an index and ``kill -9`` at any point leaves a consistent
+database that the next :meth:`MemoryIndex.sync` completes. A :class:`MemoryIndex` may be
+used from any thread; its methods take an internal lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+from urllib.parse import quote
+
+import apsw
+
+from rulelens.memory.chunker import chunk_hash, chunk_markdown
+from rulelens.memory.settings import IndexSettings
+from rulelens.memory.workspace import MemoryFile, MemoryLocation
+
+#: Bumped when our own tables change shape; a mismatch rebuilds the cache.
+SCHEMA_VERSION = "rulelens-1"
+BUSY_TIMEOUT_MS = 5000
+#: Run ``PRAGMA quick_check`` on open below this size (it reads every page).
+QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024
+
+Progress = Callable[[int, int, str], None]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta(key, value) VALUES ('reindex_claim', '');
+CREATE TABLE IF NOT EXISTS chunks(
+  rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT UNIQUE NOT NULL,
+  path TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  access_count INTEGER DEFAULT 0,
+  last_accessed INTEGER
+);
+CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='');
+CREATE TABLE IF NOT EXISTS rl_files(
+  path TEXT PRIMARY KEY,
+  mtime_ns INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  indexed_at INTEGER NOT NULL
+);
+"""
+
+
+class _Embedder(Protocol):
+    name: str
+    dimensions: int
+
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> str:
+    """Our cache directory: ``$RULELENS_CACHE_DIR`` (tests) or the platform user cache."""
+    environ = os.environ if env is None else env
+    override = environ.get("RULELENS_CACHE_DIR")
+    if override:
+        return override
+    import platformdirs
+
+    return platformdirs.user_cache_dir("rulelens", appauthor=False)
+
+
+def index_path_for(location: MemoryLocation, env: Mapping[str, str] | None = None) -> str:
+    """One index per workspace directory name, under our cache root."""
+    return os.path.join(cache_root(env), "memory", location.workspace.name, "index.sqlite")
+
+
+@dataclass(frozen=True)
+class IndexedChunk:
+    id: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    hash: str
+    source: str
+    created_at: int
+    updated_at: int
+    access_count: int
+    last_accessed: int | None
+
+
+_CHUNK_COLUMNS = ("id, path, start_line, end_line, text, hash, source, created_at, updated_at,"
+                  " access_count, last_accessed")
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class FileChange:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one :meth:`MemoryIndex.sync` did; ``rebuilt`` says why the cache was rebuilt."""
+
+    files: int = 0
+    reindexed: tuple[str, ...] = ()
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    deleted_paths: tuple[str, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+    carried_over: int = 0
+    rebuilt: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    created_at: int
+    access_count: int
+    last_accessed: int | None
+    source: str
+
+
+@dataclass
+class AgentIndex:
+    """The agent's own ``index.sqlite``, opened read-only; never written."""
+
+    path: str
+    conn: apsw.Connection | None = None
+    error: str | None = None
+    _cache: dict[str, dict[str, AgentRow]] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, path: str) -> AgentIndex:
+        if not os.path.isfile(path):
+            return cls(path, None, None)
+        try:
+            uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+            conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+            conn.execute("SELECT count(*) FROM chunks").fetchall()
+            return cls(path, conn, None)
+        except apsw.Error as exc:
+            return cls(path, None, f"cannot read the agent's index: {exc}")
+
+    def rows_for(self, path: str) -> dict[str, AgentRow]:
+        if self.conn is None:
+            return {}
+        if path not in self._cache:
+            try:
+                self._cache[path] = {
+                    r[0]: AgentRow(int(r[1]), int(r[2] or 0), r[3], str(r[4]))
+                    for r in self.conn.execute(
+                        "SELECT id, created_at, access_count, last_accessed, source"
+                        " FROM chunks WHERE path = ?", (path,))}
+            except apsw.Error:
+                self._cache[path] = {}
+        return self._cache[path]
+
+    def all_rows(self) -> Iterator[tuple[str, AgentRow]]:
+        if self.conn is None:
+            return
+        try:
+            for r in self.conn.execute(
+                    "SELECT id, created_at, access_count, last_accessed, source FROM chunks"):
+                yield r[0], AgentRow(int(r[1]), int(r[2] or 0), r[3], str(r[4]))
+        except apsw.Error:
+            return
+
+    def paths(self) -> set[str]:
+        if self.conn is None:
+            return set()
+        try:
+            return {r[0] for r in self.conn.execute("SELECT DISTINCT path FROM chunks")}
+        except apsw.Error:
+            return set()
+
+    def signature(self) -> str:
+        parts = []
+        for suffix in ("", "-wal"):
+            try:
+                st = os.stat(self.path + suffix)
+                parts.append(f"{st.st_mtime_ns}:{st.st_size}")
+            except OSError:
+                parts.append("-")
+        return "/".join(parts)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
+def agent_orphans(location: MemoryLocation) -> list[str]:
+    """Paths the agent's index still holds although the file is gone (the agent keeps them)."""
+    agent = AgentIndex.open(location.agent_index)
+    try:
+        return sorted(p for p in agent.paths() if not os.path.exists(p))
+    finally:
+        agent.close()
+
+
+def _header_problem(path: str) -> str | None:
+    """Cheap structural check: magic string and a file at least as long as its header says."""
+    try:
+        size = os.path.getsize(path)
+        if size == 0:
+            return None
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        return "not an SQLite database"
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    valid_for = int.from_bytes(header[92:96], "big")
+    change = int.from_bytes(header[24:28], "big")
+    if pages and valid_for == change and size < pages * page_size:
+        return f"truncated: {size} bytes, header says {pages * page_size}"
+    return None
+
+
+def _vec_blob(vector: Sequence[float], dims: int) -> bytes:
+    if len(vector) != dims:
+        raise ValueError(f"embedder returned {len(vector)} dimensions, expected {dims}")
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return struct.pack(f"<{dims}f", *(x / norm for x in vector))
+
+
+class MemoryIndex:
+    """Our index file for one workspace. Open with :meth:`open`; close when done."""
+
+    def __init__(self, path: str, chunking: IndexSettings | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.chunking = chunking or IndexSettings()
+        self.clock = clock
+        self.rebuilt: str | None = None
+        self.vec_loaded = False
+        self._lock = threading.RLock()
+        self.conn = self._open()
+
+    # -- opening, integrity, rebuild -------------------------------------------------
+    @classmethod
+    def open(cls, path: str, chunking: IndexSettings | None = None,
+             clock: Callable[[], float] = time.time) -> MemoryIndex:
+        return cls(path, chunking, clock)
+
+    def _connect(self) -> apsw.Connection:
+        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+        conn = apsw.Connection(self.path)
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        try:
+            import sqlite_vec
+
+            conn.enable_load_extension(True)
+            conn.load_extension(sqlite_vec.loadable_path())
+            conn.enable_load_extension(False)
+            self.vec_loaded = True
+        except (ImportError, apsw.Error, AttributeError):
+            self.vec_loaded = False
+        conn.execute("PRAGMA journal_mode=WAL").fetchall()
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    def _check(self, conn: apsw.Connection) -> None:
+        problem = _header_problem(self.path)
+        if problem:
+            raise apsw.CorruptError(problem)
+        if os.path.exists(self.path) and os.path.getsize(self.path) <= QUICK_CHECK_MAX_BYTES:
+            result = [r[0] for r in conn.execute("PRAGMA quick_check")]
+            if result != ["ok"]:
+                raise apsw.CorruptError("quick_check: " + "; ".join(map(str, result[:3])))
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        if "meta" in tables:
+            row = conn.execute("SELECT value FROM meta WHERE key='rl_schema'").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                raise apsw.SchemaChangeError(f"schema {row[0] if row else 'unknown'!r}")
+
+    def _open(self) -> apsw.Connection:
+        try:
+            conn = self._connect()
+        except apsw.Error as exc:
+            self._quarantine(f"{type(exc).__name__}: {exc}")
+            conn = self._connect()
+        try:
+            self._check(conn)
+            self._create(conn)
+        except apsw.Error as exc:
+            conn.close()
+            self._quarantine(f"{type(exc).__name__}: {exc}")
+            conn = self._connect()
+            self._create(conn)
+        return conn
+
+    def _quarantine(self, reason: str) -> None:
+        """Move a broken cache aside (kept once, for a bug report) and start afresh."""
+        self.rebuilt = reason
+        for suffix in ("-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self.path + suffix)
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(self.path, self.path + ".corrupt")
+
+    def _create(self, conn: apsw.Connection) -> None:
+        with conn:
+            conn.execute(_SCHEMA)
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('rl_schema', ?)",
+                         (SCHEMA_VERSION,))
+            want = f"{self.chunking.max_chunk_chars}/{self.chunking.chunk_overlap_chars}"
+            row = conn.execute("SELECT value FROM meta WHERE key='rl_chunking'").fetchone()
+            if row is None or row[0] != want:
+                conn.execute("DELETE FROM rl_files")  # re-chunk every file on next sync
+                conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('rl_chunking', ?)",
+                             (want,))
+
+    def rebuild(self, reason: str) -> None:
+        with self._lock:
+            self.conn.close()
+            self._quarantine(reason)
+            self.conn = self._connect()
+            self._create(self.conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    def __enter__(self) -> MemoryIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[apsw.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``: one writer at a time, across processes."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, conn: apsw.Connection, key: str, value: str) -> None:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # -- indexing ------------------------------------------------------------------
+    def sync(self, location: MemoryLocation, progress: Progress | None = None,
+             files: Sequence[MemoryFile] | None = None) -> SyncReport:
+        """Bring the index up to date with the memory files; repairs a corrupt cache once."""
+        try:
+            return self._sync(location, progress, files)
+        except (apsw.CorruptError, apsw.NotADBError) as exc:
+            self.rebuild(f"{type(exc).__name__}: {exc}")
+            return self._sync(location, progress, files)
+
+    def _sync(self, location: MemoryLocation, progress: Progress | None,
+              files: Sequence[MemoryFile] | None) -> SyncReport:
+        started = time.perf_counter()
+        with self._lock:
+            listed = list(location.memory_files() if files is None else files)
+            agent = AgentIndex.open(location.agent_index)
+            try:
+                known = {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
+                    "SELECT path, mtime_ns, size, source FROM rl_files")}
+                reindexed: list[str] = []
+                skipped: list[SkippedFile] = []
+                added = updated = removed = 0
+                total = len(listed)
+                for n, mf in enumerate(listed):
+                    if progress:
+                        progress(n, total, os.path.basename(mf.path))
+                    try:
+                        st = os.stat(mf.path)
+                    except OSError as exc:
+                        skipped.append(SkippedFile(mf.path, f"cannot stat: {exc.strerror}"))
+                        continue
+                    if known.get(mf.path) == (st.st_mtime_ns, st.st_size, mf.source):
+                        continue
+                    result = self._reindex(mf.path, mf.source, agent)
+                    if isinstance(result, SkippedFile):
+                        skipped.append(result)
+                        continue
+                    reindexed.append(mf.path)
+                    added += result.added
+                    updated += result.updated
+                    removed += result.removed
+                wanted = {mf.path for mf in listed}
+                indexed = {r[0] for r in self.conn.execute("SELECT DISTINCT path FROM chunks")}
+                gone = sorted((indexed | set(known)) - wanted)
+                for path in gone:
+                    removed += self.delete_path(path)
+                carried = self._carry_over(agent)
+                if progress:
+                    progress(total, total, "done")
+            finally:
+                agent.close()
+            with self._write() as conn:
+                self._set_meta(conn, "rl_last_sync", str(int(self.clock())))
+            return SyncReport(len(listed), tuple(reindexed), added, updated, removed,
+                              tuple(gone), tuple(skipped), carried, self.rebuilt,
+                              time.perf_counter() - started)
+
+    def reindex_file(self, path: str, source: str, agent: AgentIndex | None = None
+                     ) -> FileChange | SkippedFile:
+        """``reindex_file(path, source)`` (spec §7.6) plus our bookkeeping row."""
+        with self._lock:
+            return self._reindex(path, source, agent)
+
+    def _reindex(self, path: str, source: str, agent: AgentIndex | None
+                 ) -> FileChange | SkippedFile:
+        try:
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                raw = fh.read()
+        except OSError as exc:
+            return SkippedFile(path, f"cannot read: {exc.strerror or exc}")
+        try:
+            content = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # The agent logs and changes nothing; existing rows stay. So do we.
+            return SkippedFile(path, f"not UTF-8 (invalid byte at offset {exc.start});"
+                                     " the agent skips it too")
+        chunks = chunk_markdown(content, self.chunking.max_chunk_chars,
+                                self.chunking.chunk_overlap_chars)
+        now = int(self.clock())
+        carried = agent.rows_for(path) if agent is not None else {}
+        with self._write() as conn:
+            row = conn.execute("SELECT mtime_ns, size, source FROM rl_files WHERE path=?",
+                               (path,)).fetchone()
+            if row is not None and tuple(row) == (st.st_mtime_ns, st.st_size, source):
+                return FileChange()  # another window indexed it meanwhile
+            existing = {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
+                "SELECT id, rowid, hash, text FROM chunks WHERE path=?", (path,))}
+            inserts: list[tuple[object, ...]] = []
+            updates: list[tuple[object, ...]] = []
+            fts_delete: list[tuple[int, str]] = []
+            vec_delete: list[tuple[str]] = []
+            seen: set[str] = set()
+            for i, chunk in enumerate(chunks):
+                cid = f"{path}:{i}"
+                seen.add(cid)
+                digest = chunk_hash(chunk.text)
+                old = existing.get(cid)
+                if old is None:
+                    a = carried.get(cid)
+                    inserts.append((cid, path, chunk.start_line, chunk.end_line, chunk.text,
+                                    digest, a.source if a else source,
+                                    a.created_at if a else now, now,
+                                    a.access_count if a else 0, a.last_accessed if a else None))
+                elif old[1] != digest:
+                    updates.append((chunk.text, digest, chunk.start_line, chunk.end_line, now,
+                                    cid))
+                    fts_delete.append((old[0], old[2]))
+                    vec_delete.append((cid,))
+            gone = [(cid, v[0], v[2]) for cid, v in existing.items() if cid not in seen]
+            fts_delete.extend((rowid, text) for _, rowid, text in gone)
+            vec_delete.extend((cid,) for cid, _, _ in gone)
+            if fts_delete:
+                conn.executemany("INSERT INTO chunks_fts(chunks_fts, rowid, text)"
+                                 " VALUES('delete', ?, ?)", fts_delete)
+            if vec_delete and self._has_vec_table(conn):
+                conn.executemany("DELETE FROM chunks_vec WHERE chunk_id=?", vec_delete)
+            if gone:
+                conn.executemany("DELETE FROM chunks WHERE id=?", [(g[0],) for g in gone])
+            if updates:
+                conn.executemany("UPDATE chunks SET text=?, hash=?, start_line=?, end_line=?,"
+                                 " updated_at=? WHERE id=?", updates)
+                conn.executemany("INSERT INTO chunks_fts(rowid, text)"
+                                 " SELECT rowid, text FROM chunks WHERE id=?",
+                                 [(u[-1],) for u in updates])
+            if inserts:
+                before = conn.execute("SELECT coalesce(max(rowid), 0) FROM chunks").fetchall()[0][0]
+                conn.executemany(f"INSERT INTO chunks({_CHUNK_COLUMNS}) VALUES"
+                                 " (?,?,?,?,?,?,?,?,?,?,?)", inserts)
+                conn.execute("INSERT INTO chunks_fts(rowid, text)"
+                             " SELECT rowid, text FROM chunks WHERE rowid > ?", (before,))
+            conn.execute("INSERT OR REPLACE INTO rl_files(path, mtime_ns, size, source, indexed_at)"
+                         " VALUES (?,?,?,?,?)", (path, st.st_mtime_ns, st.st_size, source, now))
+        return FileChange(len(inserts), len(updates), len(gone))
+
+    def delete_path(self, path: str) -> int:
+        """``delete_path``: every row for that path string; idempotent."""
+        with self._lock, self._write() as conn:
+            rows = list(conn.execute("SELECT rowid, id, text FROM chunks WHERE path=?", (path,)))
+            if rows:
+                conn.executemany("INSERT INTO chunks_fts(chunks_fts, rowid, text)"
+                                 " VALUES('delete', ?, ?)", [(r[0], r[2]) for r in rows])
+                if self._has_vec_table(conn):
+                    conn.executemany("DELETE FROM chunks_vec WHERE chunk_id=?",
+                                     [(r[1],) for r in rows])
+                conn.execute("DELETE FROM chunks WHERE path=?", (path,))
+            conn.execute("DELETE FROM rl_files WHERE path=?", (path,))
+            return len(rows)
+
+    def _carry_over(self, agent: AgentIndex) -> int:
+        """Copy the agent's created_at/access counts/source onto our rows, when it changed."""
+        if agent.conn is None:
+            return 0
+        signature = agent.signature()
+        if self.meta("rl_agent_sig") == signature:
+            return 0
+        rows = [(a.created_at, a.access_count, a.last_accessed, a.source, cid,
+                 a.created_at, a.access_count, a.last_accessed, a.source)
+                for cid, a in agent.all_rows()]
+        with self._write() as conn:
+            before = conn.total_changes()
+            conn.executemany(
+                "UPDATE chunks SET created_at=?, access_count=?, last_accessed=?, source=?"
+                " WHERE id=? AND (created_at IS NOT ? OR access_count IS NOT ?"
+                " OR last_accessed IS NOT ? OR source IS NOT ?)", rows)
+            changed = conn.total_changes() - before
+            self._set_meta(conn, "rl_agent_sig", signature)
+        return max(0, changed)
+
+    # -- reading -------------------------------------------------------------------
+    def search_fts(self, match: str, limit: int, sources: Iterable[str] | None = None
+                   ) -> list[tuple[str, float]]:
+        """(chunk id, bm25 rank) best first; any FTS error counts as no rows (like the agent)."""
+        if not match or limit <= 0:
+            return []
+        with self._lock:
+            try:
+                if sources is None:
+                    hits = list(self.conn.execute(
+                        "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+                        " ORDER BY rank LIMIT ?", (match, limit)))
+                    if not hits:
+                        return []
+                    ids = dict(self.conn.execute(
+                        "SELECT rowid, id FROM chunks WHERE rowid IN (SELECT value FROM"
+                        " json_each(?))", ("[" + ",".join(str(h[0]) for h in hits) + "]",)))
+                    return [(ids[r], float(rank)) for r, rank in hits if r in ids]
+                src = list(sources)
+                marks = ",".join("?" * len(src))
+                return [(r[0], float(r[1])) for r in self.conn.execute(
+                    "SELECT c.id, f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid"
+                    f" WHERE chunks_fts MATCH ? AND c.source IN ({marks})"
+                    " ORDER BY f.rank LIMIT ?", (match, *src, limit))]
+            except apsw.SQLError:
+                return []
+
+    def get_chunks(self, ids: Iterable[str]) -> dict[str, IndexedChunk]:
+        wanted = list(ids)
+        if not wanted:
+            return {}
+        with self._lock:
+            rows = self.conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+                (_json_list(wanted),))
+            return {r[0]: IndexedChunk(*r) for r in rows}
+
+    def chunks_for_path(self, path: str) -> list[IndexedChunk]:
+        with self._lock:
+            return [IndexedChunk(*r) for r in self.conn.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE path=? ORDER BY start_line, rowid",
+                (path,))]
+
+    def stats(self) -> dict[str, object]:
+        with self._lock:
+            chunks = self.conn.execute("SELECT count(*) FROM chunks").fetchall()[0][0]
+            files = self.conn.execute("SELECT count(*) FROM rl_files").fetchall()[0][0]
+            vectors = (self.conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchall()[0][0]
+                       if self._has_vec_table(self.conn) else 0)
+            last = self.meta("rl_last_sync")
+            return {"path": self.path, "chunks": chunks, "files": files, "vectors": vectors,
+                    "embedder": self.meta("rl_embedder"),
+                    "last_sync": int(last) if last else None}
+
+    def file_states(self) -> dict[str, tuple[int, int, str]]:
+        with self._lock:
+            return {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
+                "SELECT path, mtime_ns, size, source FROM rl_files")}
+
+    # -- vectors -------------------------------------------------------------------
+    @staticmethod
+    def _has_vec_table(conn: apsw.Connection) -> bool:
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE name='chunks_vec'"
+                            ).fetchone() is not None
+
+    def vec_available(self, embedder_name: str | None = None) -> bool:
+        """sqlite-vec loaded and ``chunks_vec`` built by this embedder."""
+        with self._lock:
+            if not self.vec_loaded or not self._has_vec_table(self.conn):
+                return False
+            return embedder_name is None or self.meta("rl_embedder") == embedder_name
+
+    def ensure_vectors(self, embedder_name: str, dimensions: int) -> bool:
+        """Create ``chunks_vec`` for this embedder; another embedder's vectors are dropped."""
+        if not self.vec_loaded:
+            return False
+        with self._lock, self._write() as conn:
+            same = (self.meta("rl_embedder") == embedder_name
+                    and self.meta("embedding_dimensions") == str(dimensions)
+                    and self._has_vec_table(conn))
+            if not same:
+                conn.execute("DROP TABLE IF EXISTS chunks_vec")
+                conn.execute("CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id TEXT"
+                             f" PRIMARY KEY, embedding FLOAT[{int(dimensions)}])")
+                self._set_meta(conn, "embedding_dimensions", str(dimensions))
+                self._set_meta(conn, "rl_embedder", embedder_name)
+        return True
+
+    def missing_embeddings(self, limit: int | None = None) -> list[tuple[str, str]]:
+        with self._lock:
+            sql = ("SELECT c.id, c.text FROM chunks c LEFT JOIN chunks_vec_rowids r ON r.id = c.id"
+                   " WHERE r.id IS NULL ORDER BY c.rowid")
+            if limit is not None:
+                sql += f" LIMIT {int(limit)}"
+            return [(r[0], r[1]) for r in self.conn.execute(sql)]
+
+    def embed_missing(self, embedder: _Embedder, batch_size: int = 8,
+                      progress: Progress | None = None,
+                      cancelled: Callable[[], bool] | None = None) -> int:
+        """Embed chunks without a vector, committing each batch (kill-safe, resumable).
+
+        Exceptions from the embedder propagate; vectors already stored stay.
+        """
+        if not self.ensure_vectors(embedder.name, embedder.dimensions):
+            return 0
+        todo = self.missing_embeddings()
+        done = 0
+        for start in range(0, len(todo), max(1, batch_size)):
+            if cancelled and cancelled():
+                break
+            batch = todo[start:start + max(1, batch_size)]
+            vectors = embedder.embed([text for _, text in batch])
+            if len(vectors) != len(batch):
+                raise ValueError(f"embedder returned {len(vectors)} vectors for {len(batch)} texts")
+            blobs = [(cid, _vec_blob(v, embedder.dimensions))
+                     for (cid, _), v in zip(batch, vectors, strict=True)]
+            with self._lock, self._write() as conn:
+                live = {r[0] for r in conn.execute(
+                    "SELECT id FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+                    (_json_list([b[0] for b in blobs]),))}
+                conn.executemany("DELETE FROM chunks_vec WHERE chunk_id=?",
+                                 [(b[0],) for b in blobs if b[0] in live])
+                conn.executemany("INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?, ?)",
+                                 [b for b in blobs if b[0] in live])
+            done += len(batch)
+            if progress:
+                progress(done, len(todo), "embedding")
+        return done
+
+    def vector_search(self, embedding: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """(chunk id, L2 distance) nearest first. Raises ``apsw.Error`` on failure."""
+        with self._lock:
+            dims = int(self.meta("embedding_dimensions") or len(embedding))
+            return [(r[0], float(r[1])) for r in self.conn.execute(
+                "SELECT chunk_id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?"
+                " ORDER BY distance", (_vec_blob(embedding, dims), int(k)))]
+
+
+def _json_list(items: Sequence[str]) -> str:
+    import json
+
+    return json.dumps(list(items), ensure_ascii=False)

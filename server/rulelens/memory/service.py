@@ -1,0 +1,191 @@
+"""One entry point per user action, shared by the CLI and the language server.
+
+Each method is blocking and thread-safe, meant to be called from a worker thread (the LSP
+runs them in an executor and passes a ``progress`` callback for ``$/progress``). The
+service keeps one open :class:`MemoryIndex` per workspace and one embedder per settings,
+so repeated searches cost one ``stat`` per memory file plus the query.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from rulelens.memory.chunker import Chunk, chunk_markdown
+from rulelens.memory.index import MemoryIndex, Progress, SyncReport, index_path_for
+from rulelens.memory.remember import Remembered, append_note
+from rulelens.memory.search import SearchOutcome, explain_search
+from rulelens.memory.settings import (
+    EmbedderKind,
+    MemorySettings,
+    load_settings,
+    with_client_settings,
+    with_embedder_kind,
+)
+from rulelens.memory.status import MemoryStatus, memory_status
+from rulelens.memory.workspace import MemoryLocation, locate
+from rulelens.rules import AgentEnvironment
+
+#: Search embeds at most this many un-embedded chunks inline; ``index`` does the rest.
+INLINE_EMBED_LIMIT = 64
+
+
+class MemoryError_(Exception):
+    """A user-facing failure (bad path, unreadable file); the message is for the user."""
+
+
+@dataclass(frozen=True)
+class IndexOutcome:
+    sync: SyncReport
+    embedded: int
+    embedder: str
+    embedder_error: str | None
+
+    def to_json(self) -> dict[str, object]:
+        s = self.sync
+        return {"files": s.files, "reindexed": list(s.reindexed), "added": s.added,
+                "updated": s.updated, "removed": s.removed, "deleted_paths": list(s.deleted_paths),
+                "skipped": [{"path": k.path, "reason": k.reason} for k in s.skipped],
+                "carried_over": s.carried_over, "rebuilt": s.rebuilt, "embedded": self.embedded,
+                "embedder": self.embedder, "embedder_error": self.embedder_error}
+
+
+def _make_embedder(settings: MemorySettings, env: Mapping[str, str]
+                   ) -> tuple[Any | None, str | None]:
+    """(embedder or None, error message). ``none`` is not an error."""
+    if settings.embedding.kind == "none":
+        return None, None
+    try:
+        from rulelens.memory import embedders
+    except ImportError as exc:
+        return None, f"embedders are not available: {exc}"
+    try:
+        return embedders.make_embedder(settings.embedding, env=env), None
+    except Exception as exc:  # EmbedderError carries a message for users
+        return None, str(exc)
+
+
+class MemoryService:
+    def __init__(self, env: Mapping[str, str] | None = None,
+                 client: Mapping[str, object] | None = None,
+                 embedder_kind: EmbedderKind | None = None) -> None:
+        self.env = dict(os.environ if env is None else env)
+        self.client = dict(client or {})
+        self.embedder_kind = embedder_kind
+        self._lock = threading.RLock()
+        self._indexes: dict[str, MemoryIndex] = {}
+        self._embedders: dict[object, tuple[Any | None, str | None]] = {}
+
+    # -- context ---------------------------------------------------------------------
+    def settings(self) -> MemorySettings:
+        agent = AgentEnvironment.from_env(self.env)
+        s = load_settings(agent.grok_home, self.env)
+        if self.client:
+            s = with_client_settings(s, self.client)
+        return with_embedder_kind(s, self.embedder_kind)
+
+    def locate(self, cwd: str) -> MemoryLocation:
+        if not os.path.isdir(cwd):
+            raise MemoryError_(f"{cwd}: not a directory")
+        agent = AgentEnvironment.from_env(self.env)
+        return locate(os.path.abspath(cwd), agent.grok_home)
+
+    def index_for(self, location: MemoryLocation, settings: MemorySettings) -> MemoryIndex:
+        path = index_path_for(location, self.env)
+        with self._lock:
+            idx = self._indexes.get(path)
+            if idx is None or idx.chunking != settings.index:
+                if idx is not None:
+                    idx.close()
+                idx = MemoryIndex.open(path, settings.index)
+                self._indexes[path] = idx
+            return idx
+
+    def embedder(self, settings: MemorySettings) -> tuple[Any | None, str | None]:
+        key = settings.embedding
+        with self._lock:
+            if key not in self._embedders:
+                self._embedders[key] = _make_embedder(settings, self.env)
+            return self._embedders[key]
+
+    def close(self) -> None:
+        with self._lock:
+            for idx in self._indexes.values():
+                idx.close()
+            self._indexes.clear()
+
+    # -- actions -----------------------------------------------------------------------
+    def index(self, cwd: str, progress: Progress | None = None,
+              cancelled: Callable[[], bool] | None = None) -> IndexOutcome:
+        settings = self.settings()
+        location = self.locate(cwd)
+        idx = self.index_for(location, settings)
+        report = idx.sync(location, progress)
+        embedder, error = self.embedder(settings)
+        embedded = 0
+        if embedder is not None:
+            try:
+                embedded = idx.embed_missing(embedder, settings.embedding.batch_size, progress,
+                                             cancelled)
+            except Exception as exc:
+                error = f"embedding stopped: {exc}"
+        return IndexOutcome(report, embedded, settings.embedding.kind, error)
+
+    def search(self, cwd: str, query: str, *, wide: bool = False,
+               max_results: int | None = None, min_score: float | None = None,
+               progress: Progress | None = None) -> SearchOutcome:
+        settings = self.settings()
+        location = self.locate(cwd)
+        idx = self.index_for(location, settings)
+        idx.sync(location, progress)
+        embedder, error = self.embedder(settings)
+        if embedder is not None:
+            try:
+                if idx.vec_available(embedder.name) and len(
+                        idx.missing_embeddings(INLINE_EMBED_LIMIT + 1)) <= INLINE_EMBED_LIMIT:
+                    idx.embed_missing(embedder, settings.embedding.batch_size)
+            except Exception as exc:
+                error = f"embedding failed, FTS only: {exc}"
+                embedder = None
+        outcome = explain_search(idx, query, settings, embedder=embedder,
+                                 max_results=max_results, min_score=min_score, wide=wide)
+        if error and embedder is None and settings.embedding.kind != "none":
+            outcome = replace(outcome, mode="fts-fallback", note=error)
+        return outcome
+
+    def status(self, cwd: str) -> MemoryStatus:
+        settings = self.settings()
+        location = self.locate(cwd)
+        path = index_path_for(location, self.env)
+        idx = self.index_for(location, settings) if os.path.exists(path) else None
+        return memory_status(location, settings, idx, settings.embedding.kind)
+
+    def remember(self, cwd: str, text: str, scope: Literal["global", "workspace"] = "global",
+                 seen: bytes | None = None) -> Remembered:
+        """Append a note; ``seen`` is the file content the user saw (None: read it now)."""
+        location = self.locate(cwd)
+        path = location.global_memory if scope == "global" else location.workspace_memory
+        from rulelens.memory.remember import FileSnapshot
+
+        snapshot = FileSnapshot(path, seen) if seen is not None else None
+        return append_note(path, text, snapshot)
+
+    def chunks(self, path: str, max_chars: int | None = None, overlap: int | None = None
+               ) -> list[Chunk]:
+        settings = self.settings()
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except OSError as exc:
+            raise MemoryError_(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MemoryError_(f"{path}: not UTF-8 (invalid byte at offset {exc.start});"
+                               " the agent does not index it") from exc
+        return chunk_markdown(text,
+                              settings.index.max_chunk_chars if max_chars is None else max_chars,
+                              settings.index.chunk_overlap_chars if overlap is None else overlap)
