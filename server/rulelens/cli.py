@@ -121,11 +121,18 @@ def _register_memory(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     register(sub)
 
 
+def _register_lint(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from rulelens.lint.cli import register
+
+    register(sub)
+
+
 #: Each entry adds its subcommands to the parser; later issues append here.
 REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _register_rules,
     _register_serve,
     _register_memory,
+    _register_lint,
 ]
 
 

@@ -1,0 +1,1 @@
+"""Check families, one module each. Each exposes ``CODES`` and ``run(ctx)``."""

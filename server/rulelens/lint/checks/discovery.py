@@ -1,0 +1,199 @@
+"""Discovery family: files that will never load (or load twice), and why.
+
+Most findings come straight from the chain engine's ``Skipped`` records for this path, so
+the linter and the chain view can never disagree. Misspellings, nesting and other tools'
+files are judged from the path itself so they are reported even without a chain.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from rulelens.lint.context import Context
+from rulelens.lint.formats import GROK_RULE_DIRS, NAMED_FILES
+from rulelens.lint.model import FileRename, Fix, Range, Related, TextEdit
+from rulelens.rules.compat import BASE_FILENAMES
+from rulelens.rules.model import Skipped, SkipReason
+
+CODES = ("RL201", "RL202", "RL203", "RL204", "RL205", "RL206", "RL207", "RL208", "RL209",
+         "RL210", "RL211", "RL212")
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_LOWER = {n.lower(): n for n in NAMED_FILES}
+_OTHER_AGENT = {
+    "GEMINI.md": "Gemini CLI reads GEMINI.md; Grok does not",
+    "AGENTS.override.md": "Codex reads AGENTS.override.md; Grok does not",
+    ".cursorrules": "legacy Cursor rules file; Grok does not read it (nor does current"
+                    " Cursor prefer it over `.cursor/rules`)",
+    ".windsurfrules": "Windsurf reads it; Grok does not",
+    ".clinerules": "Cline reads it; Grok does not",
+    "AGENTS.local.md": "a personal-override name some tools use; Grok does not read it (use"
+                       " CLAUDE.local.md, and keep it out of .gitignore)",
+    "AGENT.local.md": "a personal-override name some tools use; Grok does not read it (use"
+                      " CLAUDE.local.md, and keep it out of .gitignore)",
+}
+
+
+def run(ctx: Context) -> None:
+    doc = ctx.doc
+    first = doc.whole()
+    for rec in ctx.skip_records:
+        _from_record(ctx, rec, first)
+    if not ctx.has("RL202"):
+        bad = _SURROGATE.search(doc.text)
+        if bad is not None:
+            line, col = doc.position(bad.start())
+            ctx.emit("RL202", f"Not valid UTF-8 (first bad byte on line {line + 1}); Grok drops"
+                     " the file silently. Re-save it as UTF-8.",
+                     Range.of(line, col, line, col + 1))
+    _names(ctx, first)
+    _case_twins(ctx, first)
+    _empty(ctx, first)
+
+
+def _from_record(ctx: Context, rec: Skipped, first: Range) -> None:
+    reason = rec.reason
+    if reason is SkipReason.GITIGNORED:
+        related = []
+        fixes = []
+        if rec.ignore_source is not None:
+            source, line, pattern = rec.ignore_source
+            related.append(Related(source, Range.of(line - 1, 0, line - 1, len(pattern)),
+                                   f"`{pattern}` ignores it"))
+            fix = _unignore(ctx, source, line, pattern)
+            if fix is not None:
+                fixes.append(fix)
+        extra = ""
+        if os.path.basename(ctx.doc.path) == "CLAUDE.local.md":
+            extra = (" Claude Code's convention is to gitignore CLAUDE.local.md; Grok then"
+                     " never reads it.")
+        ctx.emit("RL201", f"Grok skips this file: {rec.detail}.{extra}", first,
+                 related=related, fixes=fixes)
+    elif reason is SkipReason.NOT_UTF8:
+        ctx.emit("RL202", f"Grok drops this file: {rec.detail}.", first)
+    elif reason is SkipReason.UNREADABLE:
+        ctx.emit("RL203", f"Grok drops this file: {rec.detail}.", first)
+    elif reason is SkipReason.NOT_A_FILE:
+        ctx.emit("RL204", f"Grok drops this candidate: {rec.detail}.", first)
+    elif reason is SkipReason.COMPAT_DISABLED:
+        ctx.emit("RL205", f"Not loaded by Grok: {rec.detail}.", first)
+    elif reason is SkipReason.DUPLICATE:
+        ctx.emit("RL209", f"Loaded once only: {rec.detail}.", first)
+    # NESTED_IN_RULES_DIR and UNRECOGNIZED_NAME are judged from the path in _names().
+
+
+def _unignore(ctx: Context, source: str, line: int, pattern: str) -> Fix | None:
+    """Append a negation right after the ignoring line, inside the repository only."""
+    root = ctx.git_root
+    if root is None or not source.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    rel = os.path.relpath(ctx.doc.path, root).replace(os.sep, "/")
+    bare = pattern.strip().lstrip("/").rstrip("/")
+    if pattern.rstrip().endswith("/") or (bare and rel.startswith(bare + "/")):
+        return None  # git cannot re-include a file below an excluded directory
+    try:
+        with open(source, encoding="utf-8", errors="replace", newline="") as fh:
+            lines = fh.read().split("\n")
+    except OSError:
+        return None
+    if line < len(lines):
+        edit = TextEdit(source, Range.point(line, 0), f"!/{rel}\n")
+    else:
+        last = len(lines) - 1
+        edit = TextEdit(source, Range.point(last, len(lines[last].rstrip("\r"))), f"\n!/{rel}")
+    return Fix(f"Un-ignore {rel} in {os.path.relpath(source, root)} (git will then show it"
+               " as untracked)", "unsafe", (edit,))
+
+
+def _rename_fix(ctx: Context, new: str, title: str) -> list[Fix]:
+    if os.path.lexists(new) and not _same_file_case(ctx.doc.path, new):
+        return []
+    return [Fix(title, "safe", (FileRename(ctx.doc.path, new),))]
+
+
+def _same_file_case(a: str, b: str) -> bool:
+    """A case-only rename on a case-insensitive file system sees ``b`` as existing."""
+    try:
+        return a.lower() == b.lower() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _names(ctx: Context, first: Range) -> None:
+    doc = ctx.doc
+    fmt = doc.fmt
+    name = os.path.basename(doc.path)
+    directory = os.path.dirname(doc.path)
+    low = name.lower()
+    if fmt.kind == "named" and fmt.misnamed:
+        proper = "AGENTS.md" if low == "agents.md" else _LOWER[low]
+        new = os.path.join(directory, proper)
+        ctx.emit("RL207", f"Grok looks for exact names; `{name}` is not one of them on a"
+                 f" case-sensitive file system, so it never loads. Rename it to `{proper}`.",
+                 first, fixes=_rename_fix(ctx, new, f"Rename to {proper}"))
+    elif fmt.kind in ("named", "legacy") and name in _OTHER_AGENT:
+        ctx.emit("RL208", f"{_OTHER_AGENT[name]}.", first)
+    elif fmt.kind == "copilot-repo":
+        ctx.emit("RL208", "GitHub Copilot reads this file; Grok does not. Put instructions"
+                 " for Grok in AGENTS.md.", first)
+    if fmt.kind in GROK_RULE_DIRS and fmt.rules_dir is not None:
+        rules_dir = fmt.rules_dir
+        stem, _, ext = name.rpartition(".")
+        if ext.lower() != "md" or not stem:
+            if fmt.kind == "cursor-rule" and low.endswith(".mdc"):
+                ctx.emit("RL208", "Cursor reads `.mdc` rules; Grok reads only `*.md` files in"
+                         " `.cursor/rules`, so Grok never loads this one.", first)
+            elif low.endswith((".markdown", ".mdc", ".txt")) and stem:
+                new = os.path.join(directory, f"{stem}.md")
+                ctx.emit("RL207", f"Grok reads only `*.md` files in rules directories; `{name}`"
+                         f" never loads. Rename it to `{stem}.md`.", first,
+                         fixes=_rename_fix(ctx, new, f"Rename to {stem}.md"))
+            return
+        if fmt.nested:
+            new = os.path.join(rules_dir, name)
+            rel = os.path.relpath(doc.path, rules_dir)
+            ctx.emit("RL206", f"Grok reads only files directly inside"
+                     f" {ctx.rel(rules_dir)}; this one is nested ({rel}) and never loads."
+                     " Move it up into the rules directory.", first,
+                     fixes=_rename_fix(ctx, new, f"Move to {ctx.rel(new)}"))
+    if fmt.kind == "copilot-instructions" and not name.endswith(".instructions.md") \
+            and low.endswith(".md"):
+        stem = name[:-3]
+        new = os.path.join(directory, f"{stem}.instructions.md")
+        ctx.emit("RL212", f"Copilot reads only `*.instructions.md` in .github/instructions;"
+                 f" rename to `{stem}.instructions.md`.", first,
+                 fixes=_rename_fix(ctx, new, f"Rename to {stem}.instructions.md"))
+
+
+def _case_twins(ctx: Context, first: Range) -> None:
+    name = os.path.basename(ctx.doc.path)
+    if name not in BASE_FILENAMES:
+        return
+    directory = os.path.dirname(ctx.doc.path)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for other in names:
+        if other == name or other.lower() != name.lower() or other not in BASE_FILENAMES:
+            continue
+        other_path = os.path.join(directory, other)
+        try:
+            if os.path.samefile(other_path, ctx.doc.path) or not os.path.isfile(other_path):
+                continue
+        except OSError:
+            continue
+        ctx.emit("RL210", f"`{name}` and `{other}` are different files here and Grok loads"
+                 " both (on macOS or Windows they would be one file). Merge them into one.",
+                 first, related=[Related(other_path, Range.point(0), "the case twin")])
+
+
+def _empty(ctx: Context, first: Range) -> None:
+    doc = ctx.doc
+    if doc.fmt.kind == "other" or ctx.has("RL202"):
+        return
+    if doc.body_text.strip():
+        return
+    what = "only frontmatter" if doc.body_line else "empty"
+    ctx.emit("RL211", f"This instruction file is {what}: it tells the agent nothing.", first)

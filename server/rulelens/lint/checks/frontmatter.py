@@ -1,0 +1,346 @@
+"""Frontmatter family: does the YAML parse, and do its keys and values mean what they say?
+
+Per-format key tables come from the research file §b: ``.claude/rules`` and Laravel Boost
+``.ai/rules`` read ``paths`` (a list of globs); Cursor ``.mdc`` reads ``description``,
+``globs``, ``alwaysApply``; Copilot ``.instructions.md`` reads ``applyTo`` and
+``excludeAgent`` (VS Code adds ``name``, ``description``); Windsurf reads ``trigger``,
+``description``, ``globs``. Grok strips rule frontmatter without reading any key, so Grok
+rules only get the syntax checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from rulelens.lint.context import Context
+from rulelens.lint.document import Field, ParsedFrontmatter
+from rulelens.lint.globs import WORKSPACE, problem, split_comma
+from rulelens.lint.model import FileRename, Fix, Range, TextEdit
+
+CODES = ("RL101", "RL102", "RL103", "RL104", "RL105", "RL106", "RL107", "RL108", "RL109",
+         "RL110", "RL111", "RL112", "RL113", "RL114", "RL115", "RL116", "RL117")
+
+ALLOWED: dict[str, frozenset[str]] = {
+    "claude-rule": frozenset({"paths"}),
+    "boost-rule": frozenset({"paths"}),
+    "cursor-rule": frozenset({"description", "globs", "alwaysApply"}),
+    "copilot-instructions": frozenset({"applyTo", "excludeAgent", "name", "description"}),
+    "windsurf-rule": frozenset({"trigger", "description", "globs"}),
+}
+SCOPE_KEY = {"claude-rule": "paths", "boost-rule": "paths", "cursor-rule": "globs",
+             "copilot-instructions": "applyTo", "windsurf-rule": "globs"}
+FOREIGN_SCOPE = frozenset({"paths", "globs", "glob", "applyTo", "applyto", "apply_to"})
+STRICT = frozenset({"claude-rule", "boost-rule", "copilot-instructions", "windsurf-rule",
+                    "grok-rule"})
+AGENT = {"claude-rule": "Claude Code", "boost-rule": "Laravel Boost", "cursor-rule": "Cursor",
+         "copilot-instructions": "Copilot", "windsurf-rule": "Windsurf", "grok-rule": "Grok"}
+EXCLUDE_AGENTS = ("code-review", "coding-agent")
+
+_UNQUOTED = re.compile(r"^(?P<lead>[ \t]*(?:-[ \t]+|(?P<key>[A-Za-z_][\w.-]*)[ \t]*:[ \t]+))"
+                       r"(?P<val>[*{][^#\r]*?)[ \t]*(?:#.*)?$")
+_YAMLISH = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*:")
+
+
+def run(ctx: Context) -> None:
+    doc = ctx.doc
+    kind = doc.fmt.kind
+    fm = doc.frontmatter
+    if kind == "named":
+        if fm is not None and fm.block.end_line is not None:
+            _named_frontmatter(ctx, fm)
+        return
+    if not doc.fmt.is_rule:
+        return
+    if fm is None:
+        _content_before(ctx)
+        if kind == "cursor-rule" and doc.path.lower().endswith(".mdc"):
+            ctx.emit("RL110", "This `.mdc` rule has no frontmatter, so Cursor never attaches it on"
+                     " its own (manual @-mention only). Add `description`, `globs` or"
+                     " `alwaysApply`.", doc.whole())
+        if kind == "copilot-instructions" and doc.path.endswith(".instructions.md"):
+            ctx.emit("RL111", "No `applyTo`: VS Code does not apply this file automatically."
+                     " Add frontmatter with `applyTo: \"**\"` or a narrower glob.", doc.whole())
+        return
+    if fm.block.end_line is None:
+        ctx.emit("RL102", f"Frontmatter opened on line {fm.block.start_line + 1} is never closed"
+                 " with `---`: it is not recognised, so its keys do nothing and Grok injects the"
+                 " YAML as text.", doc.line_range(fm.block.start_line))
+        return
+    flagged = _unquoted_globs(ctx, fm) if kind in STRICT else set()
+    if fm.problem is not None:
+        message, rng, what = fm.problem
+        if what == "limit":
+            ctx.emit("RL103", f"Frontmatter not parsed: {message}.", rng)
+        elif rng.start.line not in flagged:
+            agent = AGENT.get(kind, "The agent")
+            ctx.emit("RL101", f"Frontmatter YAML does not parse: {message}. {agent} ignores"
+                     " all of its keys.", rng)
+        return
+    if kind not in ALLOWED:
+        return
+    _keys(ctx, fm)
+    if kind in ("claude-rule", "boost-rule"):
+        _paths(ctx, fm)
+    elif kind == "cursor-rule":
+        _cursor(ctx, fm)
+    elif kind == "copilot-instructions":
+        _copilot(ctx, fm)
+    elif kind == "windsurf-rule":
+        f = fm.get("globs")
+        if f is not None:
+            _glob_values(ctx, f, split_strings=True)
+
+
+# -------------------------------------------------------------------- named files
+def _named_frontmatter(ctx: Context, fm: ParsedFrontmatter) -> None:
+    doc = ctx.doc
+    end = fm.block.end_line or 0
+    rng = Range.of(fm.block.start_line, 0, end, doc.line_length(end))
+    body = min(fm.block.body_line, len(doc.lines) - 1)
+    cut = Range.of(0, 0, body, 0) if fm.block.body_line < len(doc.lines) else \
+        Range.of(0, 0, end, doc.line_length(end))
+    fixes = [Fix("Remove the frontmatter block", "unsafe", (TextEdit(doc.path, cut, ""),))]
+    stem = os.path.basename(doc.path).rsplit(".", 1)[0].replace(".", "-").lower()
+    target = os.path.join(doc.fmt.owner, ".grok", "rules", f"{stem}.md")
+    if not os.path.lexists(target):
+        fixes.append(Fix(f"Move to {ctx.rel(target)}, where Grok strips frontmatter"
+                         " (other agents stop reading it as a named file)", "unsafe",
+                         (FileRename(doc.path, target),)))
+    ctx.emit("RL115", f"{os.path.basename(doc.path)} is injected verbatim: these {end - 1}"
+             " line(s) of YAML reach the model as text and none of the keys has an effect."
+             " Frontmatter is only stripped from files in rules directories.", rng,
+             fixes=fixes)
+
+
+def _content_before(ctx: Context) -> None:
+    """A frontmatter-looking block that does not start on line 1."""
+    lines = ctx.doc.lines
+    limit = min(len(lines), 40)
+    for i in range(1, limit):
+        if lines[i].rstrip("\r").rstrip() != "---":
+            continue
+        if not any(ln.strip() for ln in lines[:i]):
+            return  # leading blank lines only: Grok trims; others vary, not this check
+        nxt = next((j for j in range(i + 1, limit) if lines[j].strip()), None)
+        if nxt is None or not _YAMLISH.match(lines[nxt]):
+            return
+        close = next((j for j in range(nxt, limit)
+                      if lines[j].rstrip("\r").rstrip() == "---"), None)
+        if close is None:
+            return
+        block = "\n".join(ln.rstrip("\r") for ln in lines[i:close + 1]) + "\n"
+        before = "\n".join(ln.rstrip("\r") for ln in lines[:i])
+        tail_end = Range.of(close + 1, 0, close + 1, 0) if close + 1 < len(lines) else \
+            Range.of(close, 0, close, ctx.doc.line_length(close))
+        new = block + before + ("\n" if close + 1 < len(lines) else "")
+        fix = Fix("Move the frontmatter block to the top of the file", "safe",
+                  (TextEdit(ctx.doc.path, Range(Range.point(0).start, tail_end.end), new),))
+        ctx.emit("RL117", f"Frontmatter starts on line {i + 1}, not line 1, so it is read as"
+                 " body text: its scope keys are ignored and the YAML is injected.",
+                 ctx.doc.line_range(i), fixes=[fix])
+        return
+
+
+# ------------------------------------------------------------------------ keys
+def _keys(ctx: Context, fm: ParsedFrontmatter) -> None:
+    kind = ctx.doc.fmt.kind
+    allowed = ALLOWED[kind]
+    own = SCOPE_KEY.get(kind)
+    present = {f.key for f in fm.fields}
+    for f in fm.fields:
+        if f.key in allowed:
+            continue
+        if f.key in FOREIGN_SCOPE and own is not None:
+            fixes = []
+            if own not in present:
+                fixes.append(Fix(f"Rename `{f.key}` to `{own}`", "safe",
+                                 (TextEdit(ctx.doc.path, f.key_range, own),)))
+            effect = {"claude-rule": "the rule loads unconditionally",
+                      "boost-rule": "the rule is left out of `.ai/rules/index.md`",
+                      "cursor-rule": "the rule is not auto-attached",
+                      "copilot-instructions": "the file is not applied automatically",
+                      "windsurf-rule": "the glob trigger has no patterns"}[kind]
+            ctx.emit("RL106", f"{AGENT[kind]} reads `{own}`, not `{f.key}`: {effect}.",
+                     f.key_range, fixes=fixes)
+            continue
+        ctx.emit("RL107", f"`{f.key}` is not a {AGENT[kind]} frontmatter key (known:"
+                 f" {', '.join(sorted(allowed))}); it is ignored.", f.key_range)
+
+
+def _as_list_text(globs: list[str], indent: str = "  ") -> str:
+    return ":" + "".join(f"\n{indent}- {json.dumps(g, ensure_ascii=False)}" for g in globs)
+
+
+def _paths(ctx: Context, fm: ParsedFrontmatter) -> None:
+    f = fm.get("paths")
+    if f is None:
+        return
+    agent = AGENT[ctx.doc.fmt.kind]
+    if isinstance(f.value, str):
+        globs = split_comma(f.value) or [f.value]
+        edit = TextEdit(ctx.doc.path, Range(f.key_range.end, f.value_range.end),
+                        _as_list_text(globs))
+        ctx.emit("RL104", f"`paths` is a string; {agent} needs a YAML list of globs and a string"
+                 " silently never matches.", f.value_range,
+                 fixes=[Fix("Turn `paths` into a list", "safe", (edit,))])
+        return
+    if f.items is None:
+        ctx.emit("RL105", f"`paths` must be a list of glob strings, not"
+                 f" {_type_name(f.value)}.", f.value_range)
+        return
+    if not f.items:
+        ctx.emit("RL105", "`paths` is an empty list: the rule scopes to no file.",
+                 f.value_range)
+        return
+    _glob_values(ctx, f, split_strings=False)
+
+
+def _cursor(ctx: Context, fm: ParsedFrontmatter) -> None:
+    aa = fm.get("alwaysApply")
+    globs = fm.get("globs")
+    desc = fm.get("description")
+    always = False
+    if aa is not None:
+        if isinstance(aa.value, bool):
+            always = aa.value
+        elif aa.value is not None:
+            fixes = []
+            text = str(aa.value).strip().lower()
+            if text in ("true", "false", "yes", "no"):
+                new = "true" if text in ("true", "yes") else "false"
+                fixes.append(Fix(f"Write `alwaysApply: {new}`", "safe",
+                                 (TextEdit(ctx.doc.path, aa.value_range, new),)))
+            ctx.emit("RL108", f"`alwaysApply` must be `true` or `false`, not {_show(aa.value)}.",
+                     aa.value_range, fixes=fixes)
+    has_globs = globs is not None and globs.value not in (None, "", [])
+    if globs is not None and has_globs:
+        if isinstance(globs.value, str) or (globs.items is not None and all(
+                isinstance(i.value, str) for i in globs.items)):
+            _glob_values(ctx, globs, split_strings=True)
+        else:
+            ctx.emit("RL105", "`globs` must be a comma-separated string or a list of strings,"
+                     f" not {_type_name(globs.value)}.", globs.value_range)
+    has_desc = desc is not None and bool(str(desc.value or "").strip())
+    start = ctx.doc.line_range(fm.block.start_line)
+    if always and has_globs and globs is not None:
+        ctx.emit("RL109", "`alwaysApply: true` makes this an Always rule; Cursor ignores"
+                 " `globs`.", globs.key_range)
+    elif not always and not has_globs and not has_desc and not ctx.has("RL108"):
+        ctx.emit("RL109", "Manual rule: no `alwaysApply`, `globs` or `description`, so Cursor"
+                 " uses it only when @-mentioned.", start)
+
+
+def _copilot(ctx: Context, fm: ParsedFrontmatter) -> None:
+    apply_to = fm.get("applyTo")
+    if apply_to is None:
+        if not ctx.has("RL106") and ctx.doc.path.endswith(".instructions.md"):
+            ctx.emit("RL111", "No `applyTo`: VS Code does not apply this file automatically."
+                     " Add `applyTo: \"**\"` or a narrower glob.",
+                     ctx.doc.line_range(fm.block.start_line))
+    elif not isinstance(apply_to.value, str):
+        ctx.emit("RL105", "`applyTo` must be one string (separate several globs with commas),"
+                 f" not {_type_name(apply_to.value)}.", apply_to.value_range)
+    else:
+        _glob_values(ctx, apply_to, split_strings=True)
+    ex = fm.get("excludeAgent")
+    if ex is not None and ex.value not in EXCLUDE_AGENTS:
+        ctx.emit("RL112", f"`excludeAgent` must be `code-review` or `coding-agent`, not"
+                 f" {_show(ex.value)}.",
+                 ex.value_range)
+
+
+# ----------------------------------------------------------------------- globs
+def _glob_values(ctx: Context, f: Field, *, split_strings: bool) -> None:
+    entries: list[tuple[str, Range]] = []
+    if f.items is not None:
+        for item in f.items:
+            if not isinstance(item.value, str):
+                ctx.emit("RL105", f"`{f.key}` items must be glob strings, not"
+                         f" {_type_name(item.value)}.", item.range)
+                continue
+            entries.append((item.value, item.range))
+    elif isinstance(f.value, str):
+        parts = split_comma(f.value) if split_strings else [f.value]
+        for part in parts or [f.value]:
+            entries.append((part, _sub_range(ctx, f.value_range, part)))
+    root = ctx.doc.fmt.owner
+    check_workspace = ctx.git_root is not None and (
+        root == ctx.git_root or root.startswith(ctx.git_root.rstrip(os.sep) + os.sep))
+    max_files = ctx.config.thresholds.glob_scan_max_files
+    for glob, rng in entries:
+        why = problem(glob)
+        if why is not None:
+            ctx.emit("RL113", f"Invalid glob `{glob}`: {why}.", rng)
+            continue
+        if check_workspace and ctx.config.enabled("RL114"):
+            hit = WORKSPACE.matches_any(root, glob, max_files)
+            if hit is False:
+                ctx.emit("RL114", f"`{glob}` matches no file under {ctx.rel(root) or root}, so"
+                         " this rule never loads for any file there.", rng)
+
+
+def _sub_range(ctx: Context, whole: Range, part: str) -> Range:
+    if whole.start.line != whole.end.line:
+        return whole
+    line = ctx.doc.lines[whole.start.line]
+    at = line.find(part, whole.start.character, whole.end.character or None)
+    if at < 0:
+        return whole
+    return Range.of(whole.start.line, at, whole.start.line, at + len(part))
+
+
+def _unquoted_globs(ctx: Context, fm: ParsedFrontmatter) -> set[int]:
+    """RL116 on each unquoted ``*``/``{`` value line; returns the flagged lines."""
+    flagged: set[int] = set()
+    doc = ctx.doc
+    end = fm.block.end_line or 0
+    kind = doc.fmt.kind
+    for i in range(fm.block.start_line + 1, end):
+        line = doc.lines[i].rstrip("\r")
+        m = _UNQUOTED.match(line)
+        if m is None:
+            continue
+        val = m.group("val")
+        if val.startswith("{") and ": " in val:
+            continue  # a real flow mapping
+        if val.startswith("*") and re.fullmatch(r"\*[\w-]+", val):
+            continue  # a real alias
+        start, stop = m.start("val"), m.start("val") + len(val)
+        key = m.group("key")
+        if key == "paths" and kind in ("claude-rule", "boost-rule"):
+            globs = split_comma(val) or [val]
+            col = line.index(":", m.start("key"))
+            edit = TextEdit(doc.path, Range.of(i, col, i, stop), _as_list_text(globs))
+            title = "Quote the glob and make `paths` a list"
+        else:
+            edit = TextEdit(doc.path, Range.of(i, start, i, stop),
+                            json.dumps(val, ensure_ascii=False))
+            title = "Quote the glob"
+        ctx.emit("RL116", f"`{val}` starts with `{val[0]}`, which YAML reads as "
+                 f"{'an alias' if val[0] == '*' else 'a flow mapping'}: the frontmatter does"
+                 " not parse. Quote it.", Range.of(i, start, i, stop),
+                 fixes=[Fix(title, "safe", (edit,))])
+        flagged.add(i)
+    return flagged
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _show(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)

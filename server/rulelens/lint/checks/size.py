@@ -1,0 +1,141 @@
+"""Size family: per-file limits of each agent and Codex's budget over the whole chain.
+
+Numbers and their sources are in :class:`rulelens.lint.config.Thresholds`. Sizes are
+measured on the text the engine was given (the editor buffer, not the file on disk), so a
+finding updates while typing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from rulelens.lint.context import Context
+from rulelens.lint.formats import CLAUDE_NAMED
+from rulelens.lint.model import Range, Related
+
+CODES = ("RL301", "RL302", "RL303", "RL304", "RL305", "RL306")
+
+_HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MiB" if n >= 1024 * 1024 else f"{n / 1024:.1f} KiB"
+
+
+def run(ctx: Context) -> None:
+    doc = ctx.doc
+    t = ctx.config.thresholds
+    kind = doc.fmt.kind
+    name = os.path.basename(doc.path)
+    text = doc.text
+    nbytes = len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
+    claude_named = kind == "named" and name in CLAUDE_NAMED
+    if (claude_named or kind == "claude-rule") and nbytes > t.claude_max_bytes:
+        ctx.emit("RL302", f"{_mib(nbytes)} is over Claude Code's {_mib(t.claude_max_bytes)}"
+                 " limit: Claude skips this file entirely.", doc.whole())
+    if claude_named:
+        n_lines = len(doc.lines) - (1 if doc.lines and doc.lines[-1] == "" else 0)
+        if n_lines > t.claude_max_lines and len(text) <= t.max_lint_bytes:
+            counted = _count_without_comments(text)
+            if counted > t.claude_max_lines:
+                line = min(t.claude_max_lines, len(doc.lines) - 1)
+                ctx.emit("RL301", f"{counted} lines (without HTML comments); Claude's docs ask"
+                         f" for under {t.claude_max_lines} lines per CLAUDE.md. Split it into"
+                         " `.claude/rules/` files or imports.", doc.line_range(line))
+    if name in ("AGENTS.md", "AGENTS.override.md") and kind == "named":
+        _codex(ctx, nbytes)
+    if kind == "cursor-rule":
+        n_lines = len(doc.lines)
+        if n_lines > t.cursor_max_lines:
+            ctx.emit("RL304", f"{n_lines} lines; Cursor recommends rules under"
+                     f" {t.cursor_max_lines} lines.", doc.line_range(t.cursor_max_lines))
+    if kind == "windsurf-rule" and len(text) > t.windsurf_max_chars:
+        line, col = doc.position(t.windsurf_max_chars)
+        ctx.emit("RL305", f"{len(text)} characters; Windsurf reads the first"
+                 f" {t.windsurf_max_chars} of a workspace rule. The rest starts here.",
+                 Range.of(line, col, line, doc.line_length(line)))
+    if kind in ("copilot-instructions", "copilot-repo") and len(text) > t.copilot_review_chars:
+        line, col = doc.position(t.copilot_review_chars)
+        ctx.emit("RL306", f"{len(text)} characters; Copilot code review reads only the first"
+                 f" {t.copilot_review_chars}, so it never sees the text from here on.",
+                 Range.of(line, col, line, doc.line_length(line)))
+
+
+def _count_without_comments(text: str) -> int:
+    stripped = _HTML_COMMENT.sub("", text) if "<!--" in text else text
+    lines = stripped.split("\n")
+    return len(lines) - (1 if lines and lines[-1] == "" else 0)
+
+
+def _codex_file(directory: str) -> tuple[str, int] | None:
+    """Codex's one file for a directory: a present override wins, else AGENTS.md."""
+    for name in ("AGENTS.override.md", "AGENTS.md"):
+        path = os.path.join(directory, name)
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if os.path.isfile(path):
+            return path, st.st_size
+    return None
+
+
+def _codex(ctx: Context, own_bytes: int) -> None:
+    doc = ctx.doc
+    budget = ctx.config.thresholds.codex_max_bytes
+    if budget <= 0:
+        return
+    directory = os.path.dirname(doc.path)
+    slot = _codex_file(directory)
+    if slot is not None and os.path.basename(slot[0]) != os.path.basename(doc.path):
+        return  # shadowed by AGENTS.override.md: Codex does not read this file
+    dirs = _chain_dirs(ctx, directory)
+    before = 0
+    related: list[Related] = []
+    for d in dirs[:-1]:
+        found = _codex_file(d)
+        if found is not None and found[1] > 0:
+            before += found[1]
+            related.append(Related(found[0], Range.point(0), f"{found[1]} bytes earlier in"
+                                   " Codex's chain"))
+    if not doc.text.strip():
+        return  # whitespace-only files cost nothing
+    after = before + own_bytes
+    if before >= budget:
+        ctx.emit("RL303", f"Codex drops this file: the AGENTS.md files above it already use"
+                 f" {before} of the {budget}-byte `project_doc_max_bytes` budget.",
+                 doc.whole(), related=related)
+    elif after > budget:
+        keep = budget - before
+        line, col = doc.position(min(len(doc.text), _char_index(doc.text, keep)))
+        ctx.emit("RL303", f"Codex truncates this file: the chain from the project root is"
+                 f" {after} bytes, over the {budget}-byte `project_doc_max_bytes` budget;"
+                 f" only the first {keep} bytes of this file are read (cut here).",
+                 Range.of(line, col, line, doc.line_length(line)), related=related)
+
+
+def _char_index(text: str, nbytes: int) -> int:
+    """Index of the character containing byte ``nbytes`` of the UTF-8 encoding."""
+    if text.isascii():
+        return nbytes
+    return len(text.encode("utf-8", "surrogateescape")[:nbytes].decode("utf-8", "ignore"))
+
+
+def _chain_dirs(ctx: Context, directory: str) -> list[str]:
+    """Project root → ``directory``; Codex's root is the nearest ancestor with ``.git``."""
+    root = ctx.git_root
+    if root is None:
+        return [directory]
+    dirs: list[str] = []
+    current = directory
+    while True:
+        dirs.append(current)
+        if os.path.normpath(current) == os.path.normpath(root):
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            return [directory]
+        current = parent
+    dirs.reverse()
+    return dirs

@@ -1,0 +1,158 @@
+"""SHELL: ``rulelens lint [PATHS...] [--format text|json|sarif] [--fix]``.
+
+Walks each directory for instruction files (see :mod:`rulelens.lint.walk`), lints each with
+the chain that loads it, prints, and exits 1 when an error-severity finding remains (0
+otherwise; 2 for bad arguments). ``--fix`` applies *safe* fixes only, one at a time with a
+re-lint in between, and reports what is left; unsafe fixes (``.gitignore`` edits, moves
+that change which agents read a file) are never applied from the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rulelens.lint import output
+from rulelens.lint.config import LintConfig, load_config
+from rulelens.lint.engine import chain_dir, invalidate, lint_document
+from rulelens.lint.fixes import FixError, apply_fix
+from rulelens.lint.model import FileRename, Finding, Range
+from rulelens.lint.walk import iter_instruction_files
+from rulelens.rules import AgentEnvironment, Resolver
+from rulelens.rules.fs import discover_git_root
+
+
+@dataclass
+class Linter:
+    """One CLI run: a resolver and per-repository configs shared by every file."""
+
+    env: AgentEnvironment
+    resolver: Resolver = field(init=False)
+    configs: dict[str, LintConfig] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.resolver = Resolver(self.env)
+
+    def config_for(self, path: str) -> LintConfig:
+        start = path if os.path.isdir(path) else os.path.dirname(path)
+        root = discover_git_root(start) or start
+        found = self.configs.get(root)
+        if found is None:
+            found = load_config(root)
+            self.configs[root] = found
+        return found
+
+    def lint(self, path: str) -> list[Finding]:
+        config = self.config_for(path)
+        chain = self.resolver.resolve(chain_dir(path))
+        if os.path.isdir(path):
+            return lint_document(path, "", chain, config)
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except OSError as exc:
+            found = lint_document(path, "", chain, config)
+            if any(f.code == "RL203" for f in found):
+                return found
+            return [Finding("RL203", "error", f"cannot be read ({exc.strerror or exc})",
+                            Range.point(0), path)]
+        text = raw.decode("utf-8", "surrogateescape")
+        return lint_document(path, text, chain, config)
+
+    def fix(self, path: str, max_steps: int = 25) -> tuple[str, list[str]]:
+        """Apply safe fixes until none is left; returns the final path and messages."""
+        notes: list[str] = []
+        applied: set[tuple[str, str]] = set()
+        current = path
+        for _ in range(max_steps):
+            candidates = [f for f in self.lint(current) if f.safe_fix is not None]
+            if not candidates:
+                break
+            finding = candidates[0]
+            fix = finding.safe_fix
+            assert fix is not None
+            key = (finding.code, fix.title)
+            if key in applied:
+                notes.append(f"{current}: {finding.code} still reported after its fix; stopped")
+                break
+            applied.add(key)
+            try:
+                changed = apply_fix(fix)
+            except (FixError, OSError) as exc:
+                notes.append(f"{current}: could not apply '{fix.title}': {exc}")
+                break
+            notes.append(f"{current}: fixed {finding.code}: {fix.title}")
+            for edit in fix.edits:
+                if isinstance(edit, FileRename) and edit.old == current:
+                    current = edit.new
+            touched = [*changed, path, current]
+            self.resolver.invalidate(touched)
+            invalidate(touched)
+        return current, notes
+
+
+def collect(paths: Iterable[str], env: AgentEnvironment) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    for p in paths:
+        absolute = os.path.abspath(p)
+        if os.path.isdir(absolute) and not os.path.basename(absolute).endswith(".md"):
+            found = list(iter_instruction_files(absolute, env.home, dict(env.env)))
+        else:
+            found = [absolute]
+        for f in found:
+            if f not in seen:
+                seen.add(f)
+                out.append(f)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    missing = [p for p in args.paths if not os.path.lexists(p)]
+    if missing:
+        print(f"rulelens: error: {missing[0]}: no such file or directory", file=sys.stderr)
+        return 2
+    linter = Linter(AgentEnvironment.from_env())
+    files = collect(args.paths, linter.env)
+    if args.fix:
+        fixed: list[str] = []
+        for f in files:
+            final, notes = linter.fix(f)
+            fixed.append(final)
+            for note in notes:
+                print(f"rulelens: {note}", file=sys.stderr)
+        files = fixed
+        linter = Linter(linter.env)
+    findings: list[Finding] = []
+    for f in files:
+        try:
+            findings.extend(linter.lint(f))
+        except Exception as exc:  # a bug in a check must not hide the other files' findings
+            print(f"rulelens: internal error while linting {f}: {exc!r}", file=sys.stderr)
+            findings.append(Finding("RL203", "error", f"internal linter error: {exc!r}",
+                                    Range.point(0), f))
+    base = os.getcwd()
+    problems = sorted({p for c in linter.configs.values() for p in c.problems})
+    for p in problems:
+        if args.format != "text":
+            print(f"rulelens: config: {p}", file=sys.stderr)
+    if args.format == "json":
+        sys.stdout.write(output.dumps(output.to_json_list(findings, base)))
+    elif args.format == "sarif":
+        sys.stdout.write(output.dumps(output.to_sarif(findings, base)))
+    else:
+        sys.stdout.write(output.to_text(findings, base, problems))
+    return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("lint", help="check instruction files: frontmatter, discovery, size,"
+                       " content")
+    p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                   help="files or directories (default: .); directories are walked")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    p.add_argument("--fix", action="store_true", help="apply safe fixes, then report the rest")
+    p.set_defaults(func=run)

@@ -1,0 +1,81 @@
+"""What every check receives: the parsed document, its chain (if any) and the config.
+
+Checks report through :meth:`Context.emit`, which validates the id against the registry
+(an unregistered id is a programming error and raises), applies the configured severity,
+and drops findings switched off by configuration or an inline directive.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from rulelens.lint.config import LintConfig
+from rulelens.lint.document import Document
+from rulelens.lint.model import Finding, Fix, Range, Related
+from rulelens.lint.registry import BY_CODE
+from rulelens.rules.fs import canonical, discover_git_root
+from rulelens.rules.model import Chain, RuleFile, Skipped
+
+
+@dataclass
+class Context:
+    doc: Document
+    chain: Chain | None
+    config: LintConfig
+    findings: list[Finding] = field(default_factory=list)
+
+    def emit(self, code: str, message: str, range: Range, *,
+             related: Iterable[Related] = (), fixes: Iterable[Fix] = ()) -> None:
+        if code not in BY_CODE:
+            raise KeyError(f"unregistered check id {code}")
+        if not self.config.enabled(code):
+            return
+        off = self.doc.disabled
+        if code in off or "*" in off:
+            return
+        self.findings.append(Finding(code, self.config.severity_of(code), message, range,
+                                     self.doc.path, tuple(related), tuple(fixes)))
+
+    def has(self, code: str) -> bool:
+        return any(f.code == code for f in self.findings)
+
+    # ------------------------------------------------------------ chain helpers
+    @cached_property
+    def canonical_path(self) -> str:
+        return canonical(self.doc.path)
+
+    def _same(self, path: str) -> bool:
+        return os.path.abspath(path) == self.doc.path or canonical(path) == self.canonical_path
+
+    @cached_property
+    def skip_records(self) -> tuple[Skipped, ...]:
+        if self.chain is None:
+            return ()
+        name = os.path.basename(self.doc.path)
+        return tuple(s for s in self.chain.skipped
+                     if os.path.basename(s.path) == name and self._same(s.path))
+
+    @cached_property
+    def chain_entry(self) -> RuleFile | None:
+        if self.chain is None:
+            return None
+        name = os.path.basename(self.doc.path)
+        for f in self.chain.files:
+            if f.name == name and self._same(f.path):
+                return f
+        return None
+
+    @cached_property
+    def git_root(self) -> str | None:
+        if self.chain is not None and self.chain.git_root is not None:
+            return self.chain.git_root
+        return discover_git_root(self.doc.fmt.owner)
+
+    def rel(self, path: str) -> str:
+        base = self.git_root
+        if base and (path.startswith(base.rstrip(os.sep) + os.sep)):
+            return os.path.relpath(path, base)
+        return path

@@ -1,0 +1,228 @@
+"""A document parsed once for every check: lines, format, frontmatter fields with positions.
+
+Frontmatter is parsed per format: strict (bounded) YAML for Claude, Copilot, Boost,
+Windsurf and Grok rules; for Cursor ``.mdc`` the strict parse is tried first and a lenient
+``key: value`` reading second, because Cursor accepts ``globs: **/*.ts`` which strict YAML
+rejects (research §b Cursor; design note 4).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import yaml
+
+from rulelens.lint import yamlbound
+from rulelens.lint.config import LintConfig
+from rulelens.lint.formats import FileFormat, classify
+from rulelens.lint.model import Range
+from rulelens.rules.frontmatter import Frontmatter, split
+
+_DISABLE = re.compile(r"<!--\s*rulelens-disable\b([^>]*?)-->", re.IGNORECASE)
+_CODE = re.compile(r"RL\d{3}", re.IGNORECASE)
+_LENIENT_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)(.*)$")
+_LENIENT_ITEM = re.compile(r"^([ \t]*)-[ \t]+(.*)$")
+
+
+@dataclass(frozen=True)
+class Item:
+    value: Any
+    range: Range
+
+
+@dataclass(frozen=True)
+class Field:
+    """One top-level frontmatter key with the positions of its key and value."""
+
+    key: str
+    key_range: Range
+    value: Any
+    value_range: Range
+    #: Items of a sequence value, with their positions; ``None`` for other values.
+    items: tuple[Item, ...] | None = None
+    #: The value was written as a quoted scalar.
+    quoted: bool = False
+
+
+@dataclass(frozen=True)
+class ParsedFrontmatter:
+    block: Frontmatter
+    fields: tuple[Field, ...]
+    #: (message, range, kind) when the block does not parse; ``kind`` is syntax|limit.
+    problem: tuple[str, Range, str] | None = None
+    lenient: bool = False
+
+    def get(self, key: str) -> Field | None:
+        return next((f for f in self.fields if f.key == key), None)
+
+
+@dataclass(frozen=True)
+class Document:
+    path: str
+    text: str
+    config: LintConfig
+    fmt: FileFormat = field(init=False)
+    lines: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fmt", classify(self.path))
+        object.__setattr__(self, "lines", tuple(self.text.split("\n")))
+
+    # ----------------------------------------------------------------- positions
+    def line_length(self, line: int) -> int:
+        if line >= len(self.lines):
+            return 0
+        return len(self.lines[line].rstrip("\r"))
+
+    def line_range(self, line: int) -> Range:
+        return Range.of(line, 0, line, self.line_length(line))
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        starts = [0]
+        for ln in self.lines[:-1]:
+            starts.append(starts[-1] + len(ln) + 1)
+        return starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        return line, offset - self._line_starts[line]
+
+    def whole(self) -> Range:
+        return Range.of(0, 0, 0, self.line_length(0))
+
+    # --------------------------------------------------------------- directives
+    @cached_property
+    def disabled(self) -> frozenset[str]:
+        """Codes switched off by ``<!-- rulelens-disable RL123 -->``; ``*`` for all."""
+        out: set[str] = set()
+        if "rulelens-disable" not in self.text:
+            return frozenset()
+        for m in _DISABLE.finditer(self.text):
+            codes = _CODE.findall(m.group(1))
+            if codes:
+                out.update(c.upper() for c in codes)
+            elif not m.group(1).strip():
+                out.add("*")
+        return frozenset(out)
+
+    # -------------------------------------------------------------- frontmatter
+    @cached_property
+    def frontmatter(self) -> ParsedFrontmatter | None:
+        block = split(self.text[:1_000_000] if len(self.text) > 1_000_000 else self.text)
+        if block is None:
+            return None
+        if block.end_line is None:
+            return ParsedFrontmatter(block, ())
+        if self.fmt.kind == "named":
+            return ParsedFrontmatter(block, ())  # verbatim in the prompt; keys mean nothing
+        t = self.config.thresholds
+        doc = yamlbound.compose(block.yaml_text, max_bytes=t.max_frontmatter_bytes,
+                                max_depth=t.max_yaml_depth, max_nodes=t.max_yaml_nodes)
+        base = block.start_line + 1
+        if doc.problem is None:
+            if doc.node is None:
+                return ParsedFrontmatter(block, ())
+            if not isinstance(doc.node, yaml.MappingNode):
+                m = doc.node.start_mark
+                return ParsedFrontmatter(block, (), (
+                    "frontmatter must be a mapping of `key: value` lines",
+                    Range.of(base + m.line, m.column, base + m.line, m.column + 1), "syntax"))
+            return ParsedFrontmatter(block, tuple(_fields(doc.node, base)))
+        prob = doc.problem
+        if self.fmt.kind == "cursor-rule" and prob.kind == "syntax":
+            lenient = _lenient(block.yaml_text, base)
+            if isinstance(lenient, list):
+                return ParsedFrontmatter(block, tuple(lenient), lenient=True)
+        line = base + prob.line
+        col = min(prob.column, self.line_length(line))
+        end = col + 1 if col < self.line_length(line) else col
+        return ParsedFrontmatter(block, (), (prob.message, Range.of(line, col, line, end),
+                                             prob.kind))
+
+    @property
+    def body_line(self) -> int:
+        fm = self.frontmatter
+        if fm is None or fm.block.end_line is None or self.fmt.kind == "named":
+            return 0
+        return fm.block.body_line
+
+    @property
+    def body_text(self) -> str:
+        """Text after a closed frontmatter block (rule formats); the whole text otherwise."""
+        first = self.body_line
+        return "\n".join(self.lines[first:]) if first else self.text
+
+
+def _rng(node: yaml.Node, base: int) -> Range:
+    s, e = node.start_mark, node.end_mark
+    return Range.of(base + s.line, s.column, base + e.line, e.column)
+
+
+def _fields(node: yaml.MappingNode, base: int) -> list[Field]:
+    out: list[Field] = []
+    for knode, vnode in node.value:
+        key = yamlbound.construct(knode)
+        items: tuple[Item, ...] | None = None
+        if isinstance(vnode, yaml.SequenceNode):
+            items = tuple(Item(yamlbound.construct(i), _rng(i, base)) for i in vnode.value)
+        quoted = isinstance(vnode, yaml.ScalarNode) and vnode.style in ("'", '"')
+        out.append(Field(str(key), _rng(knode, base), yamlbound.construct(vnode),
+                         _rng(vnode, base), items, quoted))
+    return out
+
+
+def _unquote(raw: str) -> tuple[Any, bool]:
+    raw = raw.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        return raw[1:-1], True
+    if raw in ("true", "false"):
+        return raw == "true", False
+    return (raw if raw else None), False
+
+
+def _lenient(text: str, base: int) -> list[Field] | None:
+    """Cursor-style reading: top-level ``key: value`` lines and ``- item`` lists."""
+    fields: list[Field] = []
+    current: dict[str, Any] | None = None
+    lines = text.split("\n")
+
+    def close() -> None:
+        if current is not None:
+            items = current["items"]
+            value = [i.value for i in items] if items else current["value"]
+            vr = current["vrange"] if not items else Range(items[0].range.start,
+                                                          items[-1].range.end)
+            fields.append(Field(current["key"], current["krange"], value, vr,
+                                tuple(items) if items else None, current["quoted"]))
+
+    for i, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        km = _LENIENT_KEY.match(line)
+        if km:
+            close()
+            raw = km.group(2).rstrip()
+            value, quoted = _unquote(raw)
+            vstart = line.index(raw, km.end(1)) if raw else len(line)
+            current = {"key": km.group(1), "krange": Range.of(base + i, 0, base + i,
+                                                              len(km.group(1))),
+                       "value": value, "quoted": quoted,
+                       "vrange": Range.of(base + i, vstart, base + i, vstart + len(raw)),
+                       "items": []}
+            continue
+        im = _LENIENT_ITEM.match(line)
+        if im and current is not None and current["value"] is None:
+            raw = im.group(2).rstrip()
+            value, _ = _unquote(raw)
+            start = im.start(2)
+            current["items"].append(Item(value, Range.of(base + i, start, base + i,
+                                                         start + len(raw))))
+            continue
+        return None
+    close()
+    return fields

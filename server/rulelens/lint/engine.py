@@ -1,0 +1,65 @@
+"""Document + chain → findings. The one entry point every surface calls.
+
+``lint_document`` parses the document once (lines, format, bounded frontmatter), runs
+every check family against it and returns findings sorted by position. It never raises
+for bad input: undecodable bytes (passed as surrogate escapes), binary content, YAML bombs
+and 50 MB files all become findings in bounded time. A 50 MB file gets size and discovery
+findings only (RL307 says so).
+
+It reads the file system only where the agent would (``.gitignore`` lines for fixes, the
+workspace listing for "glob matches nothing", sibling names for case twins); it never
+writes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from rulelens.lint.checks import content, discovery, frontmatter, size
+from rulelens.lint.config import LintConfig
+from rulelens.lint.context import Context
+from rulelens.lint.document import Document
+from rulelens.lint.formats import classify
+from rulelens.lint.globs import WORKSPACE
+from rulelens.lint.model import Finding, Range
+from rulelens.rules.model import Chain
+
+FAMILIES = (frontmatter, discovery, size, content)
+
+
+def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig) -> list[Finding]:
+    """Findings for one document; ``chain`` is the chain that loads it (see :func:`chain_dir`)."""
+    doc = Document(os.path.abspath(path), text, config)
+    ctx = Context(doc, chain, config)
+    too_big = len(text) > config.thresholds.max_lint_bytes
+    for family in FAMILIES:
+        if too_big and family is content:
+            ctx.emit("RL307", f"{len(text)} characters is over `max_lint_bytes`"
+                     f" ({config.thresholds.max_lint_bytes}): content checks were skipped.",
+                     Range.point(0))
+            continue
+        family.run(ctx)
+    return sorted(ctx.findings, key=lambda f: (f.range.start, f.code))
+
+
+def chain_dir(path: str) -> str:
+    """The directory whose chain loads ``path``.
+
+    A rule file ``<dir>/.claude/rules/x.md`` and ``<dir>/.claude/CLAUDE.md`` belong to
+    ``<dir>``'s chain; a named file to its own directory.
+    """
+    return classify(os.path.abspath(path)).owner
+
+
+def invalidate(paths: Iterable[str] | None = None) -> None:
+    """Forget cached workspace listings (call from a file watcher)."""
+    if paths is None:
+        WORKSPACE.invalidate()
+        return
+    for p in paths:
+        WORKSPACE.invalidate(p)
+        WORKSPACE.invalidate(os.path.dirname(p))
+
+
+ALL_CODES = (*(code for family in FAMILIES for code in family.CODES), "RL307")

@@ -1,0 +1,101 @@
+"""Which format a path is in, judged from its location: the format decides the rules.
+
+A file's format follows from where it lives (``.claude/rules/**`` is a Claude rule,
+``.github/instructions/*.instructions.md`` a Copilot instruction file, ``AGENTS.md`` a
+named file), never from its content: that is how every agent decides too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+FormatKind = Literal[
+    "named", "grok-rule", "claude-rule", "cursor-rule", "boost-rule",
+    "copilot-instructions", "copilot-repo", "windsurf-rule", "legacy", "other",
+]
+
+#: (container, subdir) → format of files below it.
+RULE_DIRS: tuple[tuple[str, str, FormatKind], ...] = (
+    (".grok", "rules", "grok-rule"),
+    (".claude", "rules", "claude-rule"),
+    (".cursor", "rules", "cursor-rule"),
+    (".ai", "rules", "boost-rule"),
+    (".github", "instructions", "copilot-instructions"),
+    (".windsurf", "rules", "windsurf-rule"),
+    (".devin", "rules", "windsurf-rule"),
+)
+
+#: Rules directories Grok itself reads (direct children only).
+GROK_RULE_DIRS = frozenset({"grok-rule", "claude-rule", "cursor-rule"})
+
+#: Named files some agent reads, exact spelling.
+NAMED_FILES = frozenset({
+    "AGENTS.md", "Agents.md", "AGENT.md", "CLAUDE.md", "Claude.md", "CLAUDE.local.md",
+    "AGENTS.override.md", "GEMINI.md",
+})
+CLAUDE_NAMED = frozenset({"CLAUDE.md", "Claude.md", "CLAUDE.local.md"})
+LEGACY_FILES = frozenset({".cursorrules", ".windsurfrules", ".clinerules", "AGENTS.local.md",
+                          "AGENT.local.md"})
+_NAMED_LOWER = {n.lower() for n in NAMED_FILES}
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    kind: FormatKind
+    #: The project (or home) directory the file belongs to: globs resolve against it and
+    #: the chain that loads it is this directory's chain.
+    owner: str
+    #: The rules directory for rule formats (``<owner>/.claude/rules``), else ``None``.
+    rules_dir: str | None = None
+    #: Named file spelled other than the agent spells it (``agents.md``).
+    misnamed: bool = False
+
+    @property
+    def is_rule(self) -> bool:
+        return self.rules_dir is not None
+
+    #: The classified path, as given.
+    path_hint: str = ""
+
+    @property
+    def nested(self) -> bool:
+        """Below a subdirectory of its rules directory."""
+        return self.rules_dir is not None and os.path.dirname(self.path_hint) != self.rules_dir
+
+
+def classify(path: str) -> FileFormat:
+    """The format of ``path`` (absolute or relative; the result's paths follow its spelling)."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    # Innermost rules directory wins: ``a/.claude/rules/b/.cursor/rules/x`` is Cursor.
+    for i in range(len(parts) - 2, 0, -1):
+        for container, sub, kind in RULE_DIRS:
+            if parts[i - 1] == container and parts[i] == sub and i < len(parts) - 1:
+                owner = "/".join(parts[: i - 1]) or "/"
+                rules_dir = "/".join(parts[: i + 1])
+                return FileFormat(kind, owner, rules_dir, path_hint=path)
+    parent = "/".join(parts[:-1]) or "."
+    if len(parts) >= 2 and parts[-2] == ".github" and name == "copilot-instructions.md":
+        return FileFormat("copilot-repo", "/".join(parts[:-2]) or "/", path_hint=path)
+    if name in NAMED_FILES or name.lower() in _NAMED_LOWER:
+        owner = parent
+        if len(parts) >= 2 and parts[-2] == ".claude":
+            owner = "/".join(parts[:-2]) or "/"
+        return FileFormat("named", owner, misnamed=name not in NAMED_FILES, path_hint=path)
+    if name in LEGACY_FILES:
+        return FileFormat("legacy", parent, path_hint=path)
+    return FileFormat("other", parent, path_hint=path)
+
+
+def is_instruction_file(path: str) -> bool:
+    """Whether the tree walk should lint ``path``."""
+    fmt = classify(path)
+    if fmt.kind == "other":
+        return False
+    if fmt.is_rule:
+        name = os.path.basename(path)
+        low = name.lower()
+        return low.endswith((".md", ".mdc", ".markdown")) or low == ".md"
+    return True

@@ -1,0 +1,233 @@
+"""Scope globs: validity, and whether they match any file of the workspace.
+
+Agents differ in glob dialect (picomatch in Claude, minimatch-like in Cursor and VS Code).
+The translation here is deliberately *lenient*: ``**`` spans directories, ``*`` and ``?``
+stay within one segment, ``[...]`` and ``{a,b}`` work, and a pattern without ``/`` also
+matches a base name anywhere. Lenient matching can only hide a "matches nothing" finding,
+never invent one.
+
+The workspace listing is cached per root for a few seconds (the language server lints on
+every keystroke) and can be invalidated explicitly; it prunes ``.git``, ``node_modules``
+and directories ignored by the root ``.gitignore``, and stops at a file budget (past it
+"matches nothing" is not reported, because it cannot be known).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rulelens.rules.gitignore import GitIgnore
+
+_PRUNE = frozenset({".git", "node_modules", ".hg", ".svn", "__pycache__", ".venv"})
+_TTL = 5.0
+MAX_EXPANSIONS = 1000
+
+
+def problem(pattern: str) -> str | None:
+    """Why ``pattern`` is invalid, or ``None``."""
+    if not pattern.strip():
+        return "empty pattern"
+    depth = 0
+    i = 0
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                return f"`[` at position {i + 1} has no closing `]`; the pattern matches nothing"
+            i = j + 1
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0:
+                return f"`}}` at position {i + 1} has no opening `{{`"
+            depth -= 1
+        i += 1
+    if depth:
+        return "unbalanced `{`: brace expansion has no closing `}`"
+    if _expansions(pattern) > MAX_EXPANSIONS:
+        return (f"brace expansion gives more than {MAX_EXPANSIONS} patterns; Claude then uses"
+                " the pattern literally and it matches nothing")
+    return None
+
+
+def _expansions(pattern: str) -> int:
+    total = 1
+    for group in re.findall(r"\{([^{}]*)\}", pattern):
+        total *= max(1, group.count(",") + 1)
+        if total > MAX_EXPANSIONS:
+            break
+    return total
+
+
+@lru_cache(maxsize=4096)
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """Translate a (valid) glob to an anchored regex over ``/``-separated relative paths."""
+    pat = pattern.strip().lstrip("/")
+    if pat.startswith("./"):
+        pat = pat[2:]
+    out: list[str] = []
+    i = 0
+    n = len(pat)
+    brace = 0
+    while i < n:
+        ch = pat[i]
+        if ch == "*":
+            if pat.startswith("**", i):
+                j = i + 2
+                if j < n and pat[j] == "/":
+                    out.append("(?:.*/)?")
+                    i = j + 1
+                    continue
+                out.append(".*")
+                i = j
+                continue
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            j = pat.find("]", i + 2 if i + 1 < n and pat[i + 1] in "!^]" else i + 1)
+            body = pat[i + 1 : j]
+            if body[:1] in "!^":
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = j + 1
+            continue
+        elif ch == "{":
+            brace += 1
+            out.append("(?:")
+        elif ch == "}" and brace:
+            brace -= 1
+            out.append(")")
+        elif ch == "," and brace:
+            out.append("|")
+        elif ch == "\\" and i + 1 < n:
+            out.append(re.escape(pat[i + 1]))
+            i += 2
+            continue
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    body = "".join(out)
+    return re.compile(f"(?:{body})(?:/.*)?$", re.DOTALL)
+
+
+def split_comma(value: str) -> list[str]:
+    """Split comma-separated globs, keeping commas inside ``{...}``."""
+    parts: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in value:
+        if ch == "{":
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
+@dataclass
+class _Listing:
+    paths: tuple[str, ...]
+    names: frozenset[str]
+    complete: bool
+    at: float
+
+
+class Workspace:
+    """Cached relative file paths of project roots."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, int], _Listing] = {}
+        self._lock = threading.Lock()
+
+    def invalidate(self, root: str | None = None) -> None:
+        with self._lock:
+            if root is None:
+                self._cache.clear()
+            else:
+                for key in [k for k in self._cache if k[0] == root]:
+                    del self._cache[key]
+
+    def listing(self, root: str, max_files: int) -> _Listing:
+        key = (root, max_files)
+        with self._lock:
+            found = self._cache.get(key)
+            if found is not None and time.monotonic() - found.at < _TTL:
+                return found
+        listing = _walk(root, max_files)
+        with self._lock:
+            self._cache[key] = listing
+        return listing
+
+    def matches_any(self, root: str, pattern: str, max_files: int) -> bool | None:
+        """Whether ``pattern`` matches a file (or directory) under ``root``; ``None`` = unknown."""
+        listing = self.listing(root, max_files)
+        rx = compile_glob(pattern)
+        for rel in listing.paths:
+            if rx.match(rel):
+                return True
+        if "/" not in pattern.strip().strip("/"):
+            base = rx
+            if any(base.match(n) for n in listing.names):
+                return True
+        return False if listing.complete else None
+
+
+def _walk(root: str, max_files: int) -> _Listing:
+    ignore = GitIgnore.build(root, os.path.expanduser("~"), os.environ) \
+        if os.path.exists(os.path.join(root, ".gitignore")) else None
+    paths: list[str] = []
+    names: set[str] = set()
+    complete = True
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in _PRUNE:
+                continue
+            path = entry.path
+            if ignore is not None and ignore.is_ignored(path):
+                continue
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            paths.append(rel)
+            names.add(entry.name)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                stack.append(path)
+            if len(paths) >= max_files:
+                complete = False
+                stack.clear()
+                break
+    return _Listing(tuple(paths), frozenset(names), complete, time.monotonic())
+
+
+WORKSPACE = Workspace()

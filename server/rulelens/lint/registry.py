@@ -1,0 +1,283 @@
+"""The one list of checks: id, title, default severity, rationale with its source, fix tier.
+
+Docs (``docs/checks.md``) are generated from this table and a test fails when they drift;
+another test proves every id here is emitted by some check module with a fixture, so the
+catalogue cannot promise a check the engine never runs (agent-sh/agnix#98 shipped exactly
+that bug). Limits cited here are "true as of" the research snapshot in
+``shared/research/rule-formats-and-linters.md``; the numbers themselves live in
+:mod:`rulelens.lint.config` so users can move them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from rulelens.lint.model import Severity
+
+Family = Literal["frontmatter", "discovery", "size", "content"]
+
+
+@dataclass(frozen=True)
+class Check:
+    code: str
+    name: str
+    family: Family
+    severity: Severity
+    title: str
+    rationale: str
+    sources: tuple[str, ...]
+    fixable: bool = False
+
+
+def _c(code: str, name: str, family: Family, severity: Severity, title: str, rationale: str,
+       sources: tuple[str, ...], fixable: bool = False) -> Check:
+    return Check(code, name, family, severity, title, rationale, sources, fixable)
+
+
+CHECKS: tuple[Check, ...] = (
+    # ------------------------------------------------------------------ frontmatter
+    _c("RL101", "frontmatter-yaml-error", "frontmatter", "error",
+       "Frontmatter is not valid YAML",
+       "Claude Code, Copilot and Laravel Boost parse frontmatter as YAML; when it does not parse"
+       " the keys are dropped silently (Boost treats the file as having no `paths`), so the"
+       " scope the author wrote never applies. Cursor's reader is lenient, so `.mdc` files are"
+       " only flagged when even a line-based `key: value` reading fails.",
+       ("Laravel Boost RuleRepository (invalid YAML is treated as no paths)",
+        "agnix CUR-003 (strict serde_yaml; false positives on unquoted globs)"), False),
+    _c("RL102", "frontmatter-unclosed", "frontmatter", "error",
+       "Frontmatter block is never closed",
+       "A file that opens with `---` but has no closing fence is not recognised as frontmatter:"
+       " Grok then keeps the whole text (the YAML goes into the prompt) and Claude, Cursor and"
+       " Copilot see no scope keys at all.",
+       ("Grok Build strip_frontmatter (spec §3.6)", "agnix CUR-003"), False),
+    _c("RL103", "frontmatter-too-complex", "frontmatter", "error",
+       "Frontmatter exceeds the parser limits (size, nesting depth or alias expansion)",
+       "Frontmatter holds a few short keys. Huge blocks, deep nesting and alias bombs (billion"
+       " laughs) are refused before they can exhaust memory or the stack; the file most likely"
+       " is not frontmatter at all.",
+       ("YAML 1.1 anchors and aliases", "CWE-776 (entity expansion)"), False),
+    _c("RL104", "scope-not-a-list", "frontmatter", "error",
+       "`paths` is a string; it must be a YAML list of globs",
+       "Claude Code reads `.claude/rules` `paths` as a list of glob strings; a scalar or"
+       " comma-separated string silently never matched (list form explicitly supported since"
+       " 2.1.84). Laravel Boost also requires a list and otherwise omits the rule from"
+       " `.ai/rules/index.md`. The fix turns the string into a list, one glob per item.",
+       ("anthropics/claude-code#16038, #19377, #16853", "Claude Code CHANGELOG 2.1.84",
+        "Laravel Boost RuleFrontmatter"), True),
+    _c("RL105", "scope-value-type", "frontmatter", "error",
+       "A scope key has the wrong type or is empty",
+       "`paths` items must be non-empty strings (an empty list scopes to nothing); Copilot's"
+       " `applyTo` is one string with comma-separated globs; Cursor's `globs` is a string or a"
+       " list of strings. Other shapes are ignored by the agent, so the scope is lost.",
+       ("skillsaw claude-rules-valid", "docs.github.com custom instructions (applyTo)",
+        "cursor.com/docs/rules"), False),
+    _c("RL106", "foreign-scope-key", "frontmatter", "warning",
+       "Scope key from another tool's format",
+       "Each format has its own scope key: `.claude/rules` and `.ai/rules` use `paths`,"
+       " `.cursor/rules` uses `globs`, `.github/instructions` uses `applyTo`. A key from"
+       " another format is ignored, so the rule loads unconditionally (Claude) or never"
+       " automatically (Copilot). The fix renames the key.",
+       ("agnix CC-MEM-012", "Claude memory docs: no `paths` means unconditional",
+        "Laravel Boost RuleFrontmatter (`globs` is not read)"), True),
+    _c("RL107", "unknown-frontmatter-key", "frontmatter", "warning",
+       "Frontmatter key the format does not define",
+       "Keys outside the format's documented set are ignored by the agent; a typo"
+       " (`alwaysapply`, `applyto`) silently disables the behaviour it was meant to set.",
+       ("agnix CUR-005, COP-004", "cursor.com/docs/rules",
+        "code.visualstudio.com custom instructions (name, description)"), False),
+    _c("RL108", "cursor-always-apply-type", "frontmatter", "error",
+       "`alwaysApply` is not a boolean",
+       "Cursor reads `alwaysApply` as a boolean; a quoted \"true\" or another value does not"
+       " make the rule always apply.",
+       ("agnix CUR-008", "cursor.com/docs/rules"), True),
+    _c("RL109", "cursor-rule-type", "frontmatter", "info",
+       "Cursor rule type note (manual-only, or globs ignored by alwaysApply)",
+       "Cursor derives one of four rule types from the frontmatter: Always (`alwaysApply:"
+       " true`), Auto Attached (`globs`), Agent Requested (`description` only) and Manual"
+       " (none). A rule with no keys is only used when @-mentioned; `globs` next to"
+       " `alwaysApply: true` has no effect.",
+       ("cursor.com/docs/rules", "agnix CUR-007, CUR-009"), False),
+    _c("RL110", "cursor-missing-frontmatter", "frontmatter", "warning",
+       "Cursor `.mdc` rule without frontmatter",
+       "Without `description`, `globs` or `alwaysApply` the rule is manual-only: Cursor never"
+       " attaches it on its own.",
+       ("agnix CUR-002", "AgentLint CURSOR_MDC_MISSING_FRONTMATTER"), False),
+    _c("RL111", "copilot-missing-apply-to", "frontmatter", "warning",
+       "Copilot `.instructions.md` without `applyTo`",
+       "VS Code applies an instructions file automatically only when `applyTo` matches the"
+       " file in the request; without it the file is manual-only.",
+       ("code.visualstudio.com custom instructions", "agnix COP-002"), False),
+    _c("RL112", "copilot-exclude-agent", "frontmatter", "error",
+       "`excludeAgent` is not `code-review` or `coding-agent`",
+       "GitHub documents exactly two values; any other value excludes nothing.",
+       ("docs.github.com custom instructions (excludeAgent)", "agnix COP-005"), False),
+    _c("RL113", "invalid-glob", "frontmatter", "error",
+       "Glob pattern is invalid",
+       "A `[` without a closing `]`, unbalanced braces or an empty pattern makes the pattern"
+       " match nothing (Claude: other patterns of the rule still work); brace expansion past"
+       " 1,000 patterns is used literally.",
+       ("Claude memory docs (invalid bracket expressions, brace budget)", "agnix CC-MEM-011,"
+        " CUR-004"), False),
+    _c("RL114", "glob-matches-nothing", "frontmatter", "warning",
+       "Glob matches no file in the workspace",
+       "A scope glob that matches no file means the rule never loads. Usually a typo, a moved"
+       " directory or a pattern written relative to the wrong directory. Globs are resolved"
+       " against the project root that owns the rules directory.",
+       ("Claude memory docs (patterns that match nothing)", "Agent Rules Lens 'not applicable'"),
+       False),
+    _c("RL115", "named-file-frontmatter", "frontmatter", "warning",
+       "Frontmatter in a named file leaks into the prompt",
+       "Grok injects named files (AGENTS.md, CLAUDE.md, ...) verbatim; only files in rules"
+       " directories have their frontmatter stripped. The YAML block reaches the model as text"
+       " and its keys do nothing. Fixes: remove the block, or move the file into"
+       " `.grok/rules/` where frontmatter is stripped.",
+       ("Grok Build read_agents_config (spec §3.6: named files verbatim)",), True),
+    _c("RL116", "unquoted-glob", "frontmatter", "error",
+       "Unquoted glob starting with `*` or `{` breaks strict YAML",
+       "In YAML a plain value starting with `*` is an alias and one starting with `{` a flow"
+       " mapping, so `- **/*.ts` does not parse and the whole frontmatter is dropped by"
+       " Claude, Copilot and Boost. Quote the glob.",
+       ("YAML 1.2 §7.1 alias nodes", "Claude rules guidance: quote glob patterns"), True),
+    _c("RL117", "content-before-frontmatter", "frontmatter", "warning",
+       "Text before the opening `---`: the frontmatter is not recognised",
+       "Frontmatter must start on the first line. With a comment or text above it, Claude,"
+       " Cursor, Copilot and Boost treat the block as body text and its scope is lost, and"
+       " Grok injects it verbatim.",
+       ("peteski22/agent-pragma#140", "Laravel Boost parser requires `---` first"), True),
+    # -------------------------------------------------------------------- discovery
+    _c("RL201", "gitignored", "discovery", "warning",
+       "Instruction file is gitignored, so Grok skips it",
+       "Grok filters candidates through the root `.gitignore` and the global excludes file;"
+       " an ignored instruction file never loads. Gitignoring `CLAUDE.local.md` is the usual"
+       " Claude Code practice, which makes Grok drop it. Cloud sessions never see ignored files"
+       " either. The offered edit un-ignores the file; it is never applied silently.",
+       ("Grok Build gitignore filter (spec §3.4)", "docs.x.ai project rules"), True),
+    _c("RL202", "not-utf8", "discovery", "error",
+       "Not valid UTF-8: the agent drops the file",
+       "Grok reads instruction files as UTF-8 and silently drops any file that does not decode.",
+       ("Grok Build read_agents_config (spec §3.6)",), False),
+    _c("RL203", "unreadable", "discovery", "error",
+       "File or directory cannot be read",
+       "A permission error or symlink loop makes the agent drop the candidate silently.",
+       ("Grok Build read_agents_config (spec §3.6)",), False),
+    _c("RL204", "not-a-file", "discovery", "warning",
+       "Instruction name used by a directory",
+       "The agent probes named files with an existence check, so a directory called AGENTS.md"
+       " is a candidate that then fails to read.",
+       ("Grok Build per-root scan (spec §3.3)",), False),
+    _c("RL205", "compat-disabled", "discovery", "info",
+       "Switched off by a `[compat]` cell",
+       "Grok reads Claude and Cursor files only while the matching `[compat.<vendor>]` switch"
+       " (or `GROK_<VENDOR>_<SURFACE>_ENABLED`) is on.",
+       ("Grok Build compat switches (spec §2.3)",), False),
+    _c("RL206", "nested-in-rules-dir", "discovery", "warning",
+       "Rule file nested below a rules directory never loads in Grok",
+       "Grok lists only the direct children of `.grok/rules`, `.claude/rules` and"
+       " `.cursor/rules`. Claude Code recurses, so nested files work there and silently not in"
+       " Grok. The fix moves the file into the rules directory.",
+       ("Grok Build per-root scan (spec §3.3)", "Claude memory docs (recursive rules)"), True),
+    _c("RL207", "misnamed-instruction-file", "discovery", "warning",
+       "File name the agent does not recognise (wrong case or extension)",
+       "Grok looks up exact names (`AGENTS.md`, not `agents.md`) and only `*.md` inside rules"
+       " directories. On a case-sensitive file system a near-miss never loads. The fix renames"
+       " the file.",
+       ("Grok Build per-root scan (spec §3.3)",), True),
+    _c("RL208", "other-agent-file", "discovery", "info",
+       "File read by another agent, not by Grok",
+       "GEMINI.md, `.cursorrules`, Cursor `.mdc` rules and Copilot's instructions are read by"
+       " their own tools; Grok does not read them. Informational, so a mixed-tool repository is"
+       " not noisy.",
+       ("Grok Build per-root scan (spec §3.3)", "agnix CUR-006"), False),
+    _c("RL209", "loaded-twice", "discovery", "info",
+       "Same file reached twice (symlink or home/project overlap)",
+       "The agent de-duplicates by canonical path: the file loads once, in the position of its"
+       " first (or its project) spelling.",
+       ("Grok Build de-duplication (spec §3.5)",), False),
+    _c("RL210", "case-twin", "discovery", "warning",
+       "Two names differing only by case both load",
+       "On a case-sensitive file system `Agents.md` and `AGENTS.md` are two files and both"
+       " load, in list order; on macOS/Windows they are one. The same repository then behaves"
+       " differently per machine.",
+       ("Grok Build de-duplication (spec §3.5)",), False),
+    _c("RL211", "empty-file", "discovery", "warning",
+       "Instruction file is empty (or only frontmatter/whitespace)",
+       "An empty file costs a chain slot and tells the agent nothing; Codex skips whitespace-"
+       "only files.",
+       ("agnix CUR-001, COP-001, WS-001", "Codex agents_md.rs (whitespace-only skipped)"), False),
+    _c("RL212", "copilot-misnamed", "discovery", "warning",
+       "File in `.github/instructions` not ending `.instructions.md`",
+       "Copilot only reads `*.instructions.md` there. The fix renames the file.",
+       ("docs.github.com custom instructions",), True),
+    # ------------------------------------------------------------------------- size
+    _c("RL301", "claude-line-guidance", "size", "warning",
+       "CLAUDE.md longer than Claude's line guidance (200 lines)",
+       "Claude's memory docs ask for CLAUDE.md files under 200 lines (block HTML comments are"
+       " stripped before counting, as Claude strips them before injection); longer files reduce"
+       " adherence. Threshold: `claude_max_lines`.",
+       ("Claude memory docs (2026-03-01 revision)", "AgentLint FILE_TOO_LONG"), False),
+    _c("RL302", "claude-size-skip", "size", "error",
+       "Claude memory file over 4 MiB is skipped",
+       "Claude Code skips memory files larger than 4 MiB. Threshold: `claude_max_bytes`.",
+       ("Claude memory docs (2026-07-23 revision)",), False),
+    _c("RL303", "codex-chain-budget", "size", "warning",
+       "AGENTS.md chain crosses Codex's byte budget",
+       "Codex concatenates one AGENTS.md (or AGENTS.override.md) per directory from the project"
+       " root down to the working directory within one shared budget,"
+       " `project_doc_max_bytes` (32 KiB): the file that crosses it is truncated and deeper"
+       " files are dropped. Reported on the file that crosses the budget (and on dropped"
+       " files). Threshold: `codex_max_bytes`.",
+       ("openai/codex codex-rs/core/src/agents_md.rs", "openai/codex#36371",
+        "developers.openai.com/codex/guides/agents-md"), False),
+    _c("RL304", "cursor-line-guidance", "size", "warning",
+       "Cursor rule longer than 500 lines",
+       "Cursor's docs recommend keeping rules under 500 lines. Threshold: `cursor_max_lines`.",
+       ("cursor.com/docs/rules (best practices)",), False),
+    _c("RL305", "windsurf-char-limit", "size", "error",
+       "Windsurf rule over 12,000 characters",
+       "Windsurf truncates workspace rule files at 12,000 characters. Threshold:"
+       " `windsurf_max_chars`.",
+       ("docs.windsurf.com memories", "agnix WS-002"), False),
+    _c("RL306", "copilot-review-window", "size", "info",
+       "Copilot code review reads only the first 4,000 characters",
+       "GitHub Copilot code review uses the first 4,000 characters of an instruction file;"
+       " the rest is invisible to review (the coding agent reads all of it). Threshold:"
+       " `copilot_review_chars`.",
+       ("docs.github.com code review custom instructions", "agnix COP-006"), False),
+    _c("RL307", "content-checks-skipped", "size", "info",
+       "File too large for content checks",
+       "Above `max_lint_bytes` the linter reports size findings only, so a 50 MB file is"
+       " linted in bounded time.",
+       ("RuleLens design: bounded work per file",), False),
+    # ---------------------------------------------------------------------- content
+    _c("RL401", "reminder-tag-neutralised", "content", "warning",
+       "`<system-reminder>`-style tag is rewritten by the agent",
+       "Grok wraps instruction files in a `<system-reminder>` block and escapes the `<` of any"
+       " tag like `<system-reminder>`, `</system_reminder>` in their text (`&lt;`), so the"
+       " model sees different text from what the author wrote; other harnesses can be closed"
+       " early by such tags.",
+       ("Grok Build render/neutralise (spec §3.7)", "Yeachan-Heo/gajae-code#2352",
+        "QwenLM/qwen-code#3980"), False),
+    _c("RL402", "duplicate-paragraph", "content", "info",
+       "Paragraph repeated from a file loaded earlier in the same chain",
+       "Every file of a chain is injected; a paragraph that already appears in a file loaded"
+       " earlier is paid for twice and drifts when only one copy is edited.",
+       ("agentfile-lint R5a/R5b", "agentlint-cli AGL302"), False),
+    _c("RL403", "restated-heading", "content", "info",
+       "Deeper file restates a heading of a shallower one (likely shadowing)",
+       "Deeper files win on conflicts. A section heading that repeats one from a file closer to"
+       " the root usually means the deeper file overrides or duplicates that section; worth a"
+       " look, not an error.",
+       ("Grok Build render preamble: deeper files take precedence",), False),
+    _c("RL404", "unclosed-code-fence", "content", "error",
+       "Code fence is never closed",
+       "An unclosed ``` fence turns the rest of the file into code: headings and rules after it"
+       " read as an example, and Claude's import parser ignores every `@import` after it.",
+       ("agnix AGM-001", "skillsaw content-unclosed-fence"), False),
+)
+
+BY_CODE: dict[str, Check] = {c.code: c for c in CHECKS}
+
+
+def get(code: str) -> Check:
+    return BY_CODE[code]

@@ -1,0 +1,83 @@
+"""Which files ``rulelens lint DIR`` lints: instruction files in the tree, minus ignored trees.
+
+Directories ignored by the repository's ``.gitignore`` (root file plus global excludes, as
+the agent applies them) are pruned, so ``node_modules/**/AGENTS.md`` is not linted. But an
+instruction file that is itself gitignored *is* linted, because that is exactly what the
+user needs to hear about (Grok skips it). Ignored instruction containers (``.grok/``,
+``.claude/``, ...) are still entered for their rules, and an ignored directory is peeked
+into one level for named files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from rulelens.lint.formats import RULE_DIRS, is_instruction_file
+from rulelens.rules.fs import discover_git_root
+from rulelens.rules.gitignore import GitIgnore
+
+_ALWAYS_PRUNE = frozenset({".git", ".hg", ".svn"})
+_CONTAINERS = frozenset(c for c, _, _ in RULE_DIRS)
+
+
+def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator[str]:
+    """Absolute paths of instruction files under ``top`` (a directory), sorted per directory."""
+    top = os.path.abspath(top)
+    root = discover_git_root(top)
+    ignore = GitIgnore.build(root, home, env) if root is not None else None
+    seen_dirs: set[tuple[int, int]] = set()
+    stack: list[tuple[str, bool]] = [(top, False)]
+    while stack:
+        directory, ignored_zone = stack.pop()
+        try:
+            st = os.stat(directory)
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in seen_dirs:
+            continue
+        seen_dirs.add((st.st_dev, st.st_ino))
+        subdirs: list[tuple[str, bool]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            path = entry.path
+            if is_dir:
+                if entry.name in _ALWAYS_PRUNE:
+                    continue
+                if ignore is not None and not ignored_zone and ignore.is_ignored(path):
+                    if entry.name in _CONTAINERS:
+                        subdirs.append((path, True))
+                    else:
+                        yield from _peek(path)
+                    continue
+                if ignored_zone and not _in_container(path, top):
+                    continue
+                subdirs.append((path, ignored_zone))
+                # A directory named like an instruction file is a candidate too (RL204).
+                if is_instruction_file(path) and not ignored_zone and \
+                        os.path.basename(os.path.dirname(path)) not in ("rules", "instructions"):
+                    yield path
+                continue
+            if is_instruction_file(path):
+                yield path
+        stack.extend(reversed(subdirs))
+
+
+def _in_container(path: str, top: str) -> bool:
+    rel = os.path.relpath(path, top).replace(os.sep, "/").split("/")
+    return any(part in _CONTAINERS for part in rel)
+
+
+def _peek(directory: str) -> Iterator[str]:
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(directory, name)
+        if is_instruction_file(path) and os.path.isfile(path):
+            yield path

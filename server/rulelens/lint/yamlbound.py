@@ -1,0 +1,139 @@
+"""Bounded YAML for frontmatter: size, nesting and alias-expansion guards before any value.
+
+``yaml.safe_load`` alone is not safe against hostile input: libyaml's composer recurses
+once per nesting level in C (deep ``[[[[...`` can exhaust the stack, and the Python
+fallback raises ``RecursionError``), and aliases let a few hundred bytes stand for billions
+of nodes once a consumer walks the result. So: refuse oversized text, pre-scan the nesting
+depth textually, compose (aliases stay shared nodes, cheap), count the *expanded* node
+total over the node DAG with memoisation, and only then construct values.
+
+Results carry node marks so checks can point at the exact key or value. Lines and columns
+are 0-based and relative to the YAML text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class YamlProblem:
+    message: str
+    line: int
+    column: int
+    #: ``syntax`` (does not parse) or ``limit`` (refused by a guard).
+    kind: str
+
+
+@dataclass(frozen=True)
+class YamlDoc:
+    node: yaml.Node | None
+    problem: YamlProblem | None
+
+
+def _depth_scan(text: str, max_depth: int) -> YamlProblem | None:
+    """Cheap upper bound on nesting: flow brackets plus block indentation levels."""
+    flow = 0
+    indents: list[int] = []
+    for lineno, line in enumerate(text.split("\n")):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        if flow == 0:
+            while indents and indents[-1] >= indent:
+                indents.pop()
+            indents.append(indent)
+            # "- - - x" opens one block sequence per dash on the same line.
+            dashes = 0
+            rest = stripped
+            while rest.startswith("- ") or rest == "-":
+                dashes += 1
+                rest = rest[2:].lstrip(" ")
+            block = len(indents) + dashes
+        else:
+            block = len(indents)
+        for col, ch in enumerate(line):
+            if ch in "[{":
+                flow += 1
+                if flow + block > max_depth:
+                    return YamlProblem(f"nested deeper than {max_depth} levels", lineno, col,
+                                       "limit")
+            elif ch in "]}" and flow > 0:
+                flow -= 1
+        if block > max_depth:
+            return YamlProblem(f"nested deeper than {max_depth} levels", lineno, indent, "limit")
+    return None
+
+
+def _expanded_size(root: yaml.Node, max_nodes: int) -> yaml.Node | None:
+    """The first node at which the expanded tree exceeds ``max_nodes``, else ``None``."""
+    memo: dict[int, int] = {}
+    # Iterative post-order over the DAG; a node reached twice (alias) counts twice.
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if key in memo:
+            continue
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                children.extend((k, v))
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in memo)
+            continue
+        total = 1 + sum(memo.get(id(c), 1) for c in children)
+        if total > max_nodes:
+            return node
+        memo[key] = total
+    return None
+
+
+def compose(text: str, *, max_bytes: int, max_depth: int, max_nodes: int) -> YamlDoc:
+    """Compose one YAML document under the guards; never raises for bad input."""
+    if len(text) > max_bytes or len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        return YamlDoc(None, YamlProblem(
+            f"frontmatter is larger than {max_bytes} bytes; not parsed", 0, 0, "limit"))
+    deep = _depth_scan(text, max_depth)
+    if deep is not None:
+        return YamlDoc(None, deep)
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = exc.problem or "invalid YAML"
+        if exc.context:
+            what = f"{what} ({exc.context})"
+        return YamlDoc(None, YamlProblem(what, mark.line if mark else 0,
+                                         mark.column if mark else 0, "syntax"))
+    except yaml.YAMLError as exc:
+        return YamlDoc(None, YamlProblem(str(exc).split("\n")[0], 0, 0, "syntax"))
+    except RecursionError:
+        return YamlDoc(None, YamlProblem("nested too deeply to parse", 0, 0, "limit"))
+    except (ValueError, UnicodeError) as exc:  # e.g. lone surrogates from undecodable bytes
+        return YamlDoc(None, YamlProblem(f"unreadable characters ({exc})", 0, 0, "syntax"))
+    if node is None:
+        return YamlDoc(None, None)
+    big = _expanded_size(node, max_nodes)
+    if big is not None:
+        return YamlDoc(None, YamlProblem(
+            f"aliases expand to more than {max_nodes} nodes (a YAML bomb?); not parsed",
+            big.start_mark.line, big.start_mark.column, "limit"))
+    return YamlDoc(node, None)
+
+
+def construct(node: yaml.Node) -> Any:
+    """Python value of an already-bounded node (SafeConstructor semantics)."""
+    try:
+        return yaml.constructor.SafeConstructor().construct_document(node)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
+        return None
