@@ -67,7 +67,7 @@ const ROLE_ICON: Record<string, string> = { home: "home", project: "repo" };
 function fileNode(file: ChainFile, total: number, ctx: PathContext, payload: ChainPayload, winner?: ChainFile): ChainNode {
   const shown = displayPath(file.path, ctx, payload.git_root);
   const winning = winner !== undefined && file.path === winner.path;
-  const parts = [file.role, file.kind, formatBytes(file.bytes), `~${file.tokens} tokens`];
+  const parts = [`${file.role} ${file.kind}`, formatBytes(file.bytes), `~${file.tokens} tok`];
   const order = winning
     ? `loaded last of ${total}: wins on conflicts`
     : `loaded ${file.precedence} of ${total}: files loaded after it win on conflicts`;
@@ -128,7 +128,7 @@ export function buildChainTree(payload: ChainPayload | null | undefined, ctx: Pa
       id: "group:mentioned",
       kind: "group",
       label: `Would only be mentioned by path (${mentioned.length})`,
-      description: cwd ? `agent started in ${displayPath(cwd, ctx, payload.git_root) || "."}` : undefined,
+      description: cwd ? `agent started in ${agentCwdLabel(cwd, ctx, payload.git_root)}` : undefined,
       tooltip:
         "For an agent session started in the agent working directory, these files are not loaded at session start; " +
         "the agent's AgentsMdTracker would only mention them by path when it touches this file." +
@@ -147,6 +147,13 @@ export function buildChainTree(payload: ChainPayload | null | undefined, ctx: Pa
     });
   }
   return nodes;
+}
+
+function agentCwdLabel(cwd: string, ctx: PathContext, gitRoot: string | null): string {
+  const same = (a: string, b: string) => path.resolve(a) === path.resolve(b);
+  if (ctx.roots.some((r) => same(r, cwd))) return "the workspace folder";
+  if (gitRoot && same(gitRoot, cwd)) return "the repository root";
+  return displayPath(cwd, ctx, gitRoot);
 }
 
 /** What the view says instead of a tree, or undefined when the tree has content. */

@@ -70,9 +70,13 @@ export async function selfTest(server: RuleLensServer, provider: ActiveRulesProv
     });
     const query = opts.query ?? process.env.RULELENS_SELFTEST_QUERY;
     if (query) {
-      const payload = await searchMemoryOnce(server, query, false);
-      const ctx = pathContext();
-      report.memorySearch = { query, mode: payload?.mode, results: (payload?.results ?? []).map((r) => memoryRow(r, ctx)) };
+      try {
+        const payload = await searchMemoryOnce(server, query, false);
+        const ctx = pathContext();
+        report.memorySearch = { query, mode: payload?.mode, results: (payload?.results ?? []).map((r) => memoryRow(r, ctx)) };
+      } catch (err) {
+        report.memorySearch = { query, error: String((err as Error)?.message ?? err) };
+      }
     }
     report.lastQuickPick = lastSearch ?? null;
     report.ok = true;

@@ -18,8 +18,8 @@ describe("chain tree model", () => {
 
   it("describes role, kind, size and tokens, and marks only the deepest file as winning", () => {
     const nodes = buildChainTree(demoChain(), CTX).filter((n) => n.kind === "file");
-    expect(nodes[0].description).toBe("home · rule · 85 B · ~22 tokens");
-    expect(nodes[6].description).toBe("★ wins · project · named · 149 B · ~38 tokens");
+    expect(nodes[0].description).toBe("home rule · 85 B · ~22 tok");
+    expect(nodes[6].description).toBe("★ wins · project named · 149 B · ~38 tok");
     expect(nodes.filter((n) => n.winning).map((n) => n.path)).toEqual([`${REPO}/src/app/AGENTS.md`]);
     expect(nodes[6].contextValue).toBe("rulelens.loaded.winning");
     expect(nodes[2].tooltip).toContain("files loaded after it win");
@@ -43,6 +43,7 @@ describe("chain tree model", () => {
     expect(mentioned.label).toBe("Would only be mentioned by path (2)");
     expect(mentioned.children!.map((c) => c.label)).toEqual(["src/AGENTS.md", "src/app/AGENTS.md"]);
     expect(mentioned.tooltip).toContain("does not wire the tracker");
+    expect(mentioned.description).toBe("agent started in the workspace folder");
 
     const bare = { ...demoChain(), skipped: [], tracker: { agent_cwd: REPO, session_files: [], mentioned_by_path: [] } };
     expect(buildChainTree(bare, CTX).every((n) => n.kind === "file")).toBe(true);

@@ -1,0 +1,239 @@
+"""End-to-end: the packaged extension in real VS Code (code-server), driven by Playwright.
+
+Why a real editor: the value of the client is what a person sees (the code lens, the Active
+Rules view, the memory quick pick), and only a real workbench proves the .vsix installs,
+activates, launches ``rulelens serve`` and renders the server's answers.
+
+Tools come from ``tests/e2e/vscode/install-tools.sh`` (run by ``scripts/test``) under
+``$RULELENS_TOOLS``; the .vsix from ``vscode-client/dist/rulelens.vsix`` (built by
+``scripts/test``). Without them this test skips, unless ``RULELENS_REQUIRE_VSCODE_E2E=1``
+(set by ``scripts/test``) turns the skip into a failure. HOME and XDG_* point at temp dirs;
+code-server runs in its own process group, which is killed and checked empty afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOLS = Path(os.environ.get("RULELENS_TOOLS", Path.home() / ".cache" / "rulelens-tools"))
+CODE_SERVER = TOOLS / "code-server-4.139.1" / "node_modules" / ".bin" / "code-server"
+NODE24_BIN = TOOLS / "node24" / "node_modules" / "node" / "bin"
+PLAYWRIGHT_DIR = TOOLS / "playwright-1.65.1"
+VSIX = Path(os.environ.get("RULELENS_VSIX", ROOT / "vscode-client" / "dist" / "rulelens.vsix"))
+DRIVER = ROOT / "tests" / "e2e" / "vscode" / "e2e.mjs"
+ARTIFACTS = Path(os.environ.get("RULELENS_ARTIFACTS", ROOT / "artifacts"))
+
+# What the demo's src/app/handlers/orders.py must show (examples/demo): 7 files load, the
+# deepest is src/app/AGENTS.md, and the gitignored CLAUDE.local.md is skipped with its reason.
+DEEP_FILE = "src/app/handlers/orders.py"
+LENS_EXPECT = "deepest: src/app/AGENTS.md"
+TREE_EXPECT = ["1. ~/.grok/rules/personal.md", "7. src/app/AGENTS.md", "Skipped (4)",
+               "CLAUDE.local.md"]
+
+# Memory search: the demo memory under examples/demo/home/.grok/memory (if present) decides.
+MEMORY_QUERY = os.environ.get("RULELENS_E2E_MEMORY_QUERY", "idempotency key")
+MEMORY_DIR = ROOT / "examples" / "demo" / "home" / ".grok" / "memory"
+
+
+def _home_markers() -> dict[str, bool]:
+    """Files that code-server and Chromium create in HOME when it is not redirected."""
+    real = Path(os.path.expanduser("~"))
+    paths = [".config/code-server", ".local/share/code-server", ".config/chromium",
+             ".cache/ms-playwright"]
+    return {p: (real / p).exists() for p in paths}
+
+
+HOME_BEFORE = _home_markers()
+
+
+def _missing_tools() -> list[str]:
+    need = {"code-server": CODE_SERVER, "node 24": NODE24_BIN / "node",
+            "playwright-core": PLAYWRIGHT_DIR, "chromium": Path("/usr/bin/chromium"), "vsix": VSIX}
+    return [name for name, p in need.items() if not p.exists()]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    missing = _missing_tools()
+    if missing:
+        msg = (f"VS Code e2e tools missing: {', '.join(missing)}"
+               " (run ./scripts/test, which installs them)")
+        if os.environ.get("RULELENS_REQUIRE_VSCODE_E2E") == "1":
+            pytest.fail(msg)
+        pytest.skip(msg)
+
+    tmp = tmp_path_factory.mktemp("vscode-e2e")
+    build = ROOT / "examples" / "demo" / "build.py"
+    out = subprocess.run([sys.executable, str(build), str(tmp / "demo")],
+                         check=True, capture_output=True, text=True).stdout
+    demo = dict(line.split("=", 1) for line in out.split())
+    home = Path(demo["home"])
+    xdg = tmp / "xdg"
+    data = tmp / "cs"
+    (data / "user" / "User").mkdir(parents=True)
+    settings = {
+        "rulelens.server.python": sys.executable,
+        "workbench.startupEditor": "none", "workbench.tips.enabled": False,
+        "security.workspace.trust.enabled": False, "extensions.autoCheckUpdates": False,
+        "extensions.autoUpdate": False, "update.mode": "none", "telemetry.telemetryLevel": "off",
+        "chat.disableAIFeatures": True, "workbench.secondarySideBar.defaultVisibility": "hidden",
+        "git.enabled": False,
+    }
+    (data / "user" / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+    (data / "config.yaml").write_text("bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n")
+    selftest = tmp / "selftest.json"
+    env = {
+        **os.environ,
+        "HOME": str(home), "GROK_HOME": str(home / ".grok"),
+        "XDG_CONFIG_HOME": str(xdg / "config"), "XDG_DATA_HOME": str(xdg / "data"),
+        "XDG_CACHE_HOME": str(xdg / "cache"), "XDG_STATE_HOME": str(xdg / "state"),
+        "PATH": f"{NODE24_BIN}:{os.environ.get('PATH', '')}",
+        "RULELENS_SELFTEST_OUT": str(selftest),
+        "RULELENS_SELFTEST_FILE": str(Path(demo["repo"]) / DEEP_FILE),
+        "RULELENS_SELFTEST_QUERY": MEMORY_QUERY,
+    }
+    base = [str(CODE_SERVER), "--config", str(data / "config.yaml"), "--auth", "none",
+            "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            "--user-data-dir", str(data / "user"), "--extensions-dir", str(data / "ext")]
+    t = time.monotonic()
+    subprocess.run([*base, "--install-extension", str(VSIX), "--force"], env=env, check=True,
+                   capture_output=True, text=True, timeout=120)
+    install_s = time.monotonic() - t
+    installed = list((data / "ext").glob("rulelens.rulelens-*"))
+    assert installed, f"the .vsix did not install into {data / 'ext'}"
+
+    port = _free_port()
+    log = (tmp / "code-server.log").open("w")  # closed in the finally below
+    proc = subprocess.Popen([*base, "--bind-addr", f"127.0.0.1:{port}", demo["repo"]], env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    pgid = proc.pid
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "/healthz", timeout=2).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    tail = (tmp / "code-server.log").read_text()[-2000:]
+                    raise RuntimeError("code-server did not come up: " + tail) from None
+                time.sleep(0.2)
+        yield {"url": url, "demo": demo, "tmp": tmp, "env": env, "selftest": selftest,
+               "install_s": install_s, "home": home}
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            if not _group_alive(pgid):
+                break
+            os.killpg(pgid, sig)
+            end = time.monotonic() + 5
+            while _group_alive(pgid) and time.monotonic() < end:
+                time.sleep(0.1)
+        proc.wait(timeout=10)
+        log.close()
+        assert not _group_alive(pgid), "processes of code-server's group survived SIGKILL"
+
+
+def _memory_expectation(home: Path) -> tuple[str, str, str] | None:
+    """(query, substring of the first row, tab name) when the demo memory has the query's note."""
+    memory = home / ".grok" / "memory"
+    if not memory.is_dir():
+        return None
+    for md in sorted(memory.rglob("*.md")):
+        text = md.read_text(encoding="utf-8", errors="replace").lower()
+        if MEMORY_QUERY.split()[0].lower() in text:
+            return MEMORY_QUERY, md.name, md.name
+    return None
+
+
+def test_vscode_end_to_end(workbench: dict[str, Any]) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    result_out = workbench["tmp"] / "driver.json"
+    memory = _memory_expectation(workbench["home"])
+    drv_env = {
+        **workbench["env"],
+        "HOME": str(workbench["tmp"] / "chromium-home"),
+        "CS_URL": workbench["url"], "DEMO_REPO": workbench["demo"]["repo"],
+        "DEEP_FILE_NAME": "orders.py", "LENS_EXPECT": LENS_EXPECT,
+        "TREE_EXPECT": json.dumps(TREE_EXPECT),
+        "SELFTEST_OUT": str(workbench["selftest"]), "ARTIFACTS": str(ARTIFACTS),
+        "PLAYWRIGHT_DIR": str(PLAYWRIGHT_DIR), "RESULT_OUT": str(result_out),
+    }
+    if memory:
+        drv_env.update(MEMORY_QUERY=memory[0], MEMORY_EXPECT=memory[1],
+                       MEMORY_OPEN_EXPECT=memory[2])
+    node = shutil.which("node", path=drv_env["PATH"]) or "node"
+    run = subprocess.run([node, str(DRIVER)], env=drv_env, capture_output=True, text=True,
+                         timeout=300)
+    print(run.stdout)
+    result = json.loads(result_out.read_text()) if result_out.exists() else {}
+    assert run.returncode == 0 and result.get("ok"), f"driver failed:\n{run.stdout}\n{run.stderr}"
+
+    # What a person sees.
+    lenses = result["lenses"]
+    assert any(LENS_EXPECT in lens and lens.startswith("7 rules") for lens in lenses), lenses
+    assert result["statusBar"].endswith("Rules: 7")
+    rows = result["treeRows"]
+    assert any("CLAUDE.local.md" in r and "gitignored" in r for r in rows), rows
+    assert any("7. src/app/AGENTS.md" in r and "wins" in r for r in rows), rows
+
+    # What the extension itself sees (self-test, inside the extension host).
+    st = result["selftest"]
+    assert st["ok"], st.get("error")
+    assert st["server"]["state"] == "running"
+    assert any(LENS_EXPECT in (lens["title"] or "") for lens in st["lenses"]), st["lenses"]
+    assert any("src/app/AGENTS.md" in h for h in st["hovers"]), st["hovers"]
+    items = st["tree"]["items"]
+    labels = [i["label"] for i in items if "group" not in i]
+    assert labels == ["1. ~/.grok/rules/personal.md", "2. ~/.claude/CLAUDE.md", "3. AGENTS.md",
+                      "4. .grok/rules/security.md", "5. .claude/rules/testing.md",
+                      "6. src/AGENTS.md", "7. src/app/AGENTS.md", "Skipped (4)",
+                      "Would only be mentioned by path (2)"], labels
+    skipped = {i["label"]: i["description"] for i in items if i.get("group") == "Skipped (4)"}
+    assert skipped["CLAUDE.local.md"] == "gitignored"
+    assert skipped[".grok/rules/drafts/caching.md"] == "nested-in-rules-dir"
+    group = "Would only be mentioned by path (2)"
+    mentioned = [i["label"] for i in items if i.get("group") == group]
+    assert sorted(mentioned) == ["src/AGENTS.md", "src/app/AGENTS.md"], mentioned
+    assert st["statusBar"] == "Rules: 7"
+
+    if memory:
+        first = st["memorySearch"]["results"][0]
+        assert memory[1] in first["label"] and first["result"]["agent_returns"], st["memorySearch"]
+        assert memory[1] in result["memoryFirstRow"]
+        assert memory[2] in result["memoryOpenedTab"]
+
+    # Nothing written to the real HOME.
+    after = _home_markers()
+    assert {k for k, v in after.items() if v and not HOME_BEFORE[k]} == set()
+    for shot in result["screenshots"]:
+        assert Path(shot).stat().st_size > 10_000, shot
