@@ -84,7 +84,8 @@ class Watcher:
         try:
             async for changes in awatch(*paths, watch_filter=ChainFilter(), recursive=recursive,
                                         debounce=self.debounce_ms, step=50,
-                                        stop_event=self._stop, yield_on_timeout=False):
+                                        stop_event=self._stop, yield_on_timeout=False,
+                                        ignore_permission_denied=True):
                 batch = {p for _change, p in changes}
                 try:
                     await self.on_batch(batch)
