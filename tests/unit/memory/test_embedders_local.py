@@ -19,6 +19,7 @@ import pytest
 from rulelens.memory.embedders import (
     LOCAL_MAX_TOKENS,
     LOCAL_MODEL_SHA256,
+    LOCAL_SORT_WINDOW,
     LOCAL_TOKENIZER_SHA256,
     EmbedderError,
     LocalEmbedder,
@@ -69,10 +70,23 @@ def test_a_texts_vector_does_not_depend_on_its_batch(tmp_path: Path) -> None:
         "prefer ruff over flake8 for linting",
     ]
     together = batched.embed(texts)
-    assert len(batched.feeds(texts)) == 2  # 5 texts in batches of 4
+    assert len(list(batched.feeds(texts))) == 2  # 5 texts in batches of 4
     for text, vector in zip(texts, together, strict=True):
         alone = batched.embed([text])[0]
         assert cos(alone, vector) > 0.9999
+
+
+def test_long_inputs_are_embedded_window_by_window_in_input_order(local: LocalEmbedder) -> None:
+    n = LOCAL_SORT_WINDOW + 7
+    texts = [f"note {i}: " + "deploy staging " * (i % 9) for i in range(n)]
+    batches = list(local.feeds(texts))
+    seen = sorted(i for indices, _ in batches for i in indices)
+    assert seen == list(range(n))  # every text exactly once
+    for indices, _ in batches:  # a batch never straddles two windows
+        assert len({i // LOCAL_SORT_WINDOW for i in indices}) == 1
+    vectors = local.embed(texts)
+    for i in (0, LOCAL_SORT_WINDOW - 1, LOCAL_SORT_WINDOW, n - 1):
+        assert cos(vectors[i], local.embed([texts[i]])[0]) > 0.9999
 
 
 def test_similar_sentences_are_closer_than_unrelated_ones(local: LocalEmbedder) -> None:
