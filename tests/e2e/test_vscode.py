@@ -44,9 +44,10 @@ LENS_EXPECT = "deepest: src/app/AGENTS.md"
 TREE_EXPECT = ["1. ~/.grok/rules/personal.md", "7. src/app/AGENTS.md", "Skipped (4)",
                "CLAUDE.local.md"]
 
-# Memory search: the demo memory under examples/demo/home/.grok/memory (if present) decides.
-MEMORY_QUERY = os.environ.get("RULELENS_E2E_MEMORY_QUERY", "idempotency key")
-MEMORY_DIR = ROOT / "examples" / "demo" / "home" / ".grok" / "memory"
+# Memory search: examples/demo/home/.grok/memory/demo-shop-5a7bd946/MEMORY.md lines 5-11 are the
+# "Payments" section about Stripe webhooks; the agent's pipeline ranks it first for this query.
+MEMORY_QUERY = "stripe webhook"
+MEMORY_FIRST = "demo-shop-5a7bd946/MEMORY.md:5-11"
 
 
 def _home_markers() -> dict[str, bool]:
@@ -163,22 +164,11 @@ def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
         assert not _group_alive(pgid), "processes of code-server's group survived SIGKILL"
 
 
-def _memory_expectation(home: Path) -> tuple[str, str, str] | None:
-    """(query, substring of the first row, tab name) when the demo memory has the query's note."""
-    memory = home / ".grok" / "memory"
-    if not memory.is_dir():
-        return None
-    for md in sorted(memory.rglob("*.md")):
-        text = md.read_text(encoding="utf-8", errors="replace").lower()
-        if MEMORY_QUERY.split()[0].lower() in text:
-            return MEMORY_QUERY, md.name, md.name
-    return None
-
-
-def test_vscode_end_to_end(workbench: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def driven(workbench: dict[str, Any]) -> dict[str, Any]:
+    """One pass of the Playwright driver over the running workbench; its JSON summary."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     result_out = workbench["tmp"] / "driver.json"
-    memory = _memory_expectation(workbench["home"])
     drv_env = {
         **workbench["env"],
         "HOME": str(workbench["tmp"] / "chromium-home"),
@@ -187,27 +177,34 @@ def test_vscode_end_to_end(workbench: dict[str, Any]) -> None:
         "TREE_EXPECT": json.dumps(TREE_EXPECT),
         "SELFTEST_OUT": str(workbench["selftest"]), "ARTIFACTS": str(ARTIFACTS),
         "PLAYWRIGHT_DIR": str(PLAYWRIGHT_DIR), "RESULT_OUT": str(result_out),
+        "MEMORY_QUERY": MEMORY_QUERY, "MEMORY_EXPECT": MEMORY_FIRST,
+        "MEMORY_OPEN_EXPECT": "MEMORY.md",
     }
-    if memory:
-        drv_env.update(MEMORY_QUERY=memory[0], MEMORY_EXPECT=memory[1],
-                       MEMORY_OPEN_EXPECT=memory[2])
     node = shutil.which("node", path=drv_env["PATH"]) or "node"
+    t = time.monotonic()
     run = subprocess.run([node, str(DRIVER)], env=drv_env, capture_output=True, text=True,
                          timeout=300)
     print(run.stdout)
-    result = json.loads(result_out.read_text()) if result_out.exists() else {}
+    result: dict[str, Any] = json.loads(result_out.read_text()) if result_out.exists() else {}
     assert run.returncode == 0 and result.get("ok"), f"driver failed:\n{run.stdout}\n{run.stderr}"
+    result["driver_wall_s"] = round(time.monotonic() - t, 1)
+    result["install_s"] = round(workbench["install_s"], 1)
+    (ARTIFACTS / "vscode-e2e.json").write_text(json.dumps(result, indent=2))
+    return result
 
-    # What a person sees.
-    lenses = result["lenses"]
+
+def test_code_lens_view_and_status_bar_as_a_person_sees_them(driven: dict[str, Any]) -> None:
+    lenses = driven["lenses"]
     assert any(LENS_EXPECT in lens and lens.startswith("7 rules") for lens in lenses), lenses
-    assert result["statusBar"].endswith("Rules: 7")
-    rows = result["treeRows"]
+    assert driven["statusBar"].endswith("Rules: 7")
+    rows = driven["treeRows"]
     assert any("CLAUDE.local.md" in r and "gitignored" in r for r in rows), rows
     assert any("7. src/app/AGENTS.md" in r and "wins" in r for r in rows), rows
+    assert Path(ARTIFACTS / "vscode-active-rules.png").stat().st_size > 10_000
 
-    # What the extension itself sees (self-test, inside the extension host).
-    st = result["selftest"]
+
+def test_extension_view_of_lenses_hovers_and_tree(driven: dict[str, Any]) -> None:
+    st = driven["selftest"]
     assert st["ok"], st.get("error")
     assert st["server"]["state"] == "running"
     assert any(LENS_EXPECT in (lens["title"] or "") for lens in st["lenses"]), st["lenses"]
@@ -226,14 +223,21 @@ def test_vscode_end_to_end(workbench: dict[str, Any]) -> None:
     assert sorted(mentioned) == ["src/AGENTS.md", "src/app/AGENTS.md"], mentioned
     assert st["statusBar"] == "Rules: 7"
 
-    if memory:
-        first = st["memorySearch"]["results"][0]
-        assert memory[1] in first["label"] and first["result"]["agent_returns"], st["memorySearch"]
-        assert memory[1] in result["memoryFirstRow"]
-        assert memory[2] in result["memoryOpenedTab"]
 
-    # Nothing written to the real HOME.
+def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
+    pending = driven.get("memoryPending")
+    if pending:
+        pytest.skip(f"server does not answer rulelens/memorySearch yet: {pending}")
+    search = driven["selftest"]["memorySearch"]
+    first = search["results"][0]
+    assert MEMORY_FIRST in first["label"] and first["result"]["agent_returns"], search
+    assert MEMORY_FIRST in driven["memoryFirstRow"], driven["memoryFirstRow"]
+    assert "agent returns it" in driven["memoryFirstRow"]
+    assert "MEMORY.md" in driven["memoryOpenedTab"]
+    assert driven["memorySelectionShown"], "the chunk's lines were not selected"
+    assert Path(ARTIFACTS / "vscode-memory-search.png").stat().st_size > 10_000
+
+
+def test_nothing_written_to_the_real_home(driven: dict[str, Any]) -> None:
     after = _home_markers()
     assert {k for k, v in after.items() if v and not HOME_BEFORE[k]} == set()
-    for shot in result["screenshots"]:
-        assert Path(shot).stat().st_size > 10_000, shot

