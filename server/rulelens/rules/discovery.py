@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from rulelens.rules.compat import BASE_FILENAMES, CLAUDE_FILENAMES, Compat
 from rulelens.rules.environment import AgentEnvironment
 from rulelens.rules.frontmatter import strip_for_agent
-from rulelens.rules.fs import canonical, discover_git_root, exists
+from rulelens.rules.fs import canonical, exists, is_within
 from rulelens.rules.gitignore import GitIgnore
 from rulelens.rules.model import Chain, Kind, Role, RuleFile, Skipped, SkipReason
 from rulelens.rules.render import estimate_tokens
@@ -52,6 +53,8 @@ OTHER_AGENT_FILES: dict[str, str] = {
 }
 
 _LOWER_NAMES = {n.lower(): n for n in BASE_FILENAMES}
+#: Lower-cased names worth a closer look in a listing (wrong case, other agents' files).
+_NEAR_MISS = frozenset(_LOWER_NAMES) | {n.lower() for n in OTHER_AGENT_FILES if "/" not in n}
 _NESTED_LIMIT = 200
 _NESTED_DEPTH = 6
 
@@ -67,6 +70,23 @@ class Root:
     disabled_subdirs: tuple[tuple[str, tuple[str, str]], ...] = ()
 
 
+@dataclass(frozen=True)
+class _Found:
+    """A candidate found by scanning one root: spelled path, canonical key, rule or named."""
+
+    path: str
+    key: str
+    is_rule: bool
+
+
+@dataclass(frozen=True)
+class _RootScan:
+    """Everything one root contributes; cached, since every chain below it shares it."""
+
+    found: tuple[_Found, ...]
+    skipped: tuple[Skipped, ...]
+
+
 @dataclass
 class _Candidate:
     path: str
@@ -76,10 +96,10 @@ class _Candidate:
     root: str
 
 
-@dataclass
-class _Listing:
-    names: frozenset[str] | None
-    error: OSError | None = None
+#: A directory listing, or why it could not be listed.
+_Listing = frozenset[str] | OSError
+_UNSET = object()
+_BARE_MARKERS = frozenset({"HEAD", "objects", "refs"})
 
 
 def has_md_extension(name: str) -> bool:
@@ -98,57 +118,174 @@ def _describe_os_error(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _missing(exc: OSError) -> bool:
+    return exc.errno in (errno.ENOENT, errno.ENOTDIR)
+
+
 @dataclass
 class Resolver:
     """Resolves chains for one agent environment, caching per directory.
 
-    Thread-safe for concurrent ``resolve`` calls. Call :meth:`invalidate` when files
-    change; the language server's watcher does.
+    Three layers of cache, each safe to share between lookups: directory listings and
+    canonical spellings; one :class:`_RootScan` per discovery root (a directory's named
+    files, rules directories and near-misses); file contents. A chain is then assembled
+    from the scans of its roots, and cached per working directory. Thread-safe for
+    concurrent ``resolve`` calls. Call :meth:`invalidate` when files change; the
+    language server's watcher does.
     """
 
     env: AgentEnvironment
     _listings: dict[str, _Listing] = field(default_factory=dict)
+    _canon: dict[str, str] = field(default_factory=dict)
+    _scans: dict[Root, _RootScan] = field(default_factory=dict)
+    _contents: dict[str, tuple[int, str] | Skipped] = field(default_factory=dict)
     _git_roots: dict[str, str | None] = field(default_factory=dict)
     _ignores: dict[str, GitIgnore] = field(default_factory=dict)
     _chains: dict[str, Chain] = field(default_factory=dict)
+    _aliases: dict[str, str] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def __post_init__(self) -> None:
+        compat = self.env.compat
+        self._names = compat.agent_filenames()
+        self._subdirs = compat.project_rules_dirs()
+        self._disabled_named = _disabled_names(compat)
+        self._disabled_sub = tuple(
+            (sub, cell) for sub, cell in PROJECT_RULES_DIRS
+            if cell is not None and not compat.enabled(*cell)
+        )
+        home_roots = [Root(self.env.grok_home, True, ("rules",), "home", self._disabled_named)]
+        for vendor in ("claude", "cursor"):
+            agents_on = compat.enabled(vendor, "agents")
+            rules_on = compat.enabled(vendor, "rules")
+            disabled_named = () if agents_on else tuple(
+                (n, (vendor, "agents")) for n in self._names
+            )
+            disabled_subdirs = () if rules_on else (("rules", (vendor, "rules")),)
+            home_roots.append(Root(os.path.join(self.env.home, f".{vendor}"), agents_on,
+                                   ("rules",) if rules_on else (), "home",
+                                   disabled_named + self._disabled_named, disabled_subdirs))
+        self._home_roots = tuple(home_roots)
 
     # ----------------------------------------------------------------- caching
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
-        """Forget cached state. With ``paths``, only the directories they touch."""
+        """Forget cached state. With ``paths``, only what those paths can change."""
         with self._lock:
             self._chains.clear()
+            self._aliases.clear()
             if paths is None:
                 self._listings.clear()
+                self._canon.clear()
+                self._scans.clear()
+                self._contents.clear()
                 self._git_roots.clear()
                 self._ignores.clear()
                 return
+            dirs: set[str] = set()
             for p in paths:
-                for d in (p, os.path.dirname(p)):
-                    self._listings.pop(d, None)
+                p = os.path.abspath(p)
+                self._contents.pop(p, None)
+                # A change to p can alter the listing of p (a directory) and of its parent,
+                # and the scan of any root within three levels above (root/.grok/rules/x.md).
+                d = p
+                for _ in range(4):
+                    dirs.add(d)
+                    d = os.path.dirname(d)
                 name = os.path.basename(p)
-                if name in (".gitignore", ".gitconfig") or "ignore" in name:
+                if name in (".gitignore", ".gitconfig") or "ignore" in name or "config" in name:
                     self._ignores.clear()
-                if name == ".git":
+                if name == ".git" or name in ("HEAD", "objects", "refs"):
                     self._git_roots.clear()
                     self._ignores.clear()
+            for d in dirs:
+                self._listings.pop(d, None)
+                self._canon.pop(d, None)
+            # Contents are keyed by spelling: a changed symlink target must be re-read.
+            for key in [k for k in self._contents if os.path.dirname(k) in dirs]:
+                del self._contents[key]
+            for root in [r for r in self._scans if r.path in dirs]:
+                del self._scans[root]
 
     def _list(self, directory: str) -> _Listing:
         found = self._listings.get(directory)
         if found is None:
             try:
-                found = _Listing(frozenset(os.listdir(directory)))
+                found = frozenset(os.listdir(directory))
             except OSError as exc:
-                found = _Listing(None, exc)
+                found = exc
             except ValueError as exc:
-                found = _Listing(None, OSError(errno.EINVAL, str(exc)))
+                found = OSError(errno.EINVAL, str(exc))
             self._listings[directory] = found
         return found
 
+    def _canonical_dir(self, path: str, depth: int = 0) -> str:
+        """Canonical spelling of a directory, reusing its parent's when it is no symlink."""
+        found = self._canon.get(path)
+        if found is not None:
+            return found
+        parent, name = os.path.split(path)
+        parent_canon = self._canon.get(parent)
+        if parent_canon is None and depth < 3 and parent != path and name:
+            parent_canon = self._canonical_dir(parent, depth + 1)
+        if parent_canon is not None and name not in ("", ".", ".."):
+            found = self._child_key(path, parent_canon, name)
+        else:
+            found = canonical(path)
+        self._canon[path] = found
+        return found
+
+    @staticmethod
+    def _child_key(path: str, parent_canon: str, name: str) -> str:
+        """Canonical key of ``parent/name`` given the parent's canonical spelling."""
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            return path  # the agent's fallback: the raw path
+        if stat.S_ISLNK(st.st_mode):
+            return canonical(path)
+        return os.path.join(parent_canon, name)
+
     def git_root(self, cwd: str) -> str | None:
-        if cwd not in self._git_roots:
-            self._git_roots[cwd] = discover_git_root(cwd)
-        return self._git_roots[cwd]
+        """The repository root for a canonical ``cwd`` (see :func:`fs.discover_git_root`).
+
+        Found from the listings discovery needs anyway, and memoised for every directory
+        on the way up, so sibling directories share the walk.
+        """
+        found = self._git_roots.get(cwd, _UNSET)
+        if found is not _UNSET:
+            return found  # type: ignore[return-value]
+        visited: list[str] = []
+        current = cwd
+        result: str | None = None
+        while True:
+            known = self._git_roots.get(current, _UNSET)
+            if known is not _UNSET:
+                result = known  # type: ignore[assignment]
+                break
+            visited.append(current)
+            marker = self._git_marker(current)
+            if marker is not None:
+                result = current if marker else None
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for directory in visited:
+            self._git_roots[directory] = result
+        return result
+
+    def _git_marker(self, directory: str) -> bool | None:
+        """True: a worktree root; False: a bare repository; None: neither."""
+        names = self._list(directory)
+        dot_git = os.path.join(directory, ".git")
+        listed = names if isinstance(names, frozenset) else None
+        if (listed is None or ".git" in listed) and (
+                os.path.isdir(dot_git) or os.path.isfile(dot_git)):
+            return True
+        if (listed is None or listed >= _BARE_MARKERS) and _looks_like_bare_repo(directory):
+            return False
+        return None
 
     def gitignore(self, git_root: str) -> GitIgnore:
         found = self._ignores.get(git_root)
@@ -159,46 +296,53 @@ class Resolver:
 
     # ------------------------------------------------------------------ roots
     def roots(self, cwd: str, git_root: str | None) -> tuple[list[Root], tuple[str, ...]]:
-        """Discovery roots in order, and the project chain directories (root first)."""
-        compat = self.env.compat
-        roots: list[Root] = [Root(self.env.grok_home, True, ("rules",), "home",
-                                  _disabled_names(compat))]
-        for vendor in ("claude", "cursor"):
-            agents_on = compat.enabled(vendor, "agents")
-            rules_on = compat.enabled(vendor, "rules")
-            path = os.path.join(self.env.home, f".{vendor}")
-            disabled_named = () if agents_on else tuple(
-                (n, (vendor, "agents")) for n in compat.agent_filenames()
-            )
-            disabled_subdirs = () if rules_on else (("rules", (vendor, "rules")),)
-            roots.append(Root(path, agents_on, ("rules",) if rules_on else (), "home",
-                              disabled_named + _disabled_names(compat), disabled_subdirs))
-        project_dirs = _project_chain(cwd, git_root)
+        """Discovery roots in order, and the project chain directories (root first).
+
+        ``cwd`` must be canonical; its ancestors then are too.
+        """
+        chain_dirs = _project_chain(cwd, git_root)
+        for d in chain_dirs:
+            self._canon.setdefault(d, d)
+        project_dirs = list(chain_dirs)
         if git_root is not None and self.env.workspace_user_dir is not None:
             wud = self.env.workspace_user_dir
-            wud_key = canonical(wud)
-            if all(canonical(d) != wud_key for d in project_dirs):
+            wud_key = self._canonical_dir(wud)
+            if wud_key not in chain_dirs:
                 project_dirs.insert(min(1, len(project_dirs)), wud)
-        subdirs = compat.project_rules_dirs()
-        disabled_sub = tuple(
-            (sub, cell) for sub, cell in PROJECT_RULES_DIRS
-            if cell is not None and not compat.enabled(*cell)
-        )
+        roots = list(self._home_roots)
         for d in project_dirs:
-            roots.append(Root(d, True, subdirs, "project", _disabled_names(compat), disabled_sub))
-        chain_dirs = tuple(_project_chain(cwd, git_root)) if git_root is not None else ()
-        return _dedupe_roots(roots), chain_dirs
+            roots.append(Root(d, True, self._subdirs, "project", self._disabled_named,
+                              self._disabled_sub))
+        out: list[Root] = []
+        index: dict[tuple[str, tuple[str, ...]], int] = {}
+        for root in roots:
+            key = (self._canonical_dir(root.path), root.rules_subdirs)
+            at = index.get(key)
+            if at is None:
+                index[key] = len(out)
+                out.append(root)
+            elif root.scan_named and not out[at].scan_named:
+                prev = out[at]
+                out[at] = Root(prev.path, True, prev.rules_subdirs, prev.role,
+                               prev.disabled_named, prev.disabled_subdirs)
+        return out, tuple(chain_dirs) if git_root is not None else ()
 
     # ---------------------------------------------------------------- resolve
     def resolve(self, cwd: str) -> Chain:
         """The chain for an agent started in ``cwd`` (a directory)."""
-        cwd = canonical(os.path.abspath(cwd))
         with self._lock:
-            cached = self._chains.get(cwd)
-            if cached is not None:
-                return cached
-            chain = self._resolve(cwd)
-            self._chains[cwd] = chain
+            alias = self._aliases.get(cwd)
+            if alias is not None:
+                cached = self._chains.get(alias)
+                if cached is not None:
+                    return cached
+            key = canonical(os.path.abspath(cwd))
+            chain = self._chains.get(key)
+            if chain is None:
+                chain = self._resolve(key)
+                self._chains[key] = chain
+            if os.path.isabs(cwd):
+                self._aliases[cwd] = key
             return chain
 
     def _resolve(self, cwd: str) -> Chain:
@@ -206,81 +350,104 @@ class Resolver:
         roots, chain_dirs = self.roots(cwd, git_root)
         ignore = self.gitignore(git_root) if git_root is not None else None
         skipped: list[Skipped] = []
-        candidates: list[_Candidate] = []
-        for root in roots:
-            self._scan_root(root, candidates, skipped)
-
         entries: list[_Candidate] = []
         by_key: dict[str, _Candidate] = {}
-        for cand in candidates:
-            if ignore is not None:
-                hit = ignore.match(cand.path)
-                if hit is not None:
-                    skipped.append(Skipped(
-                        cand.path, SkipReason.GITIGNORED,
-                        f"ignored by {_short(hit.source, git_root)}:{hit.line} (`{hit.pattern}`);"
-                        " Grok skips gitignored instruction files",
-                        (hit.source, hit.line, hit.pattern),
-                    ))
+        for root in roots:
+            scan = self._scan(root)
+            skipped.extend(scan.skipped)
+            for found in scan.found:
+                if ignore is not None:
+                    hit = ignore.match(found.path)
+                    if hit is not None:
+                        skipped.append(Skipped(
+                            found.path, SkipReason.GITIGNORED,
+                            f"ignored by {_short(hit.source, git_root)}:{hit.line}"
+                            f" (`{hit.pattern}`); Grok skips gitignored instruction files",
+                            (hit.source, hit.line, hit.pattern),
+                        ))
+                        continue
+                prior = by_key.get(found.key)
+                if prior is None:
+                    cand = _Candidate(found.path, found.key, found.is_rule, root.role, root.path)
+                    by_key[found.key] = cand
+                    entries.append(cand)
                     continue
-            cand.key = canonical(cand.path)
-            prior = by_key.get(cand.key)
-            if prior is None:
-                by_key[cand.key] = cand
-                entries.append(cand)
-                continue
-            prior.is_rule = prior.is_rule or cand.is_rule
-            if cand.role == "project" and prior.role != "project":
-                skipped.append(Skipped(
-                    prior.path, SkipReason.DUPLICATE,
-                    f"same file as {cand.path}; it loads once, in the project position",
-                ))
-                entries.remove(prior)
-                prior.path, prior.role, prior.root = cand.path, "project", cand.root
-                entries.append(prior)
-            else:
-                skipped.append(Skipped(
-                    cand.path, SkipReason.DUPLICATE,
-                    f"same file as {prior.path}, which already loads",
-                ))
+                prior.is_rule = prior.is_rule or found.is_rule
+                if root.role == "project" and prior.role != "project":
+                    skipped.append(Skipped(
+                        prior.path, SkipReason.DUPLICATE,
+                        f"same file as {found.path}; it loads once, in the project position",
+                    ))
+                    entries.remove(prior)
+                    prior.path, prior.role, prior.root = found.path, "project", root.path
+                    entries.append(prior)
+                else:
+                    skipped.append(Skipped(
+                        found.path, SkipReason.DUPLICATE,
+                        f"same file as {prior.path}, which already loads",
+                    ))
 
         files: list[RuleFile] = []
         for entry in entries:
-            loaded = _read(entry, skipped)
-            if loaded is not None:
-                raw_len, text = loaded
-                kind: Kind = "rule" if entry.is_rule else "named"
-                content = strip_for_agent(text) if entry.is_rule else text
-                files.append(RuleFile(
-                    path=entry.path, canonical=entry.key, name=os.path.basename(entry.path),
-                    role=entry.role, kind=kind, precedence=len(files) + 1, bytes=raw_len,
-                    tokens=estimate_tokens(content), content=content, root=entry.root,
-                ))
+            loaded = self._read(entry.path)
+            if isinstance(loaded, Skipped):
+                skipped.append(loaded)
+                continue
+            raw_len, text = loaded
+            kind: Kind = "rule" if entry.is_rule else "named"
+            content = strip_for_agent(text) if entry.is_rule else text
+            files.append(RuleFile(
+                path=entry.path, canonical=entry.key, name=os.path.basename(entry.path),
+                role=entry.role, kind=kind, precedence=len(files) + 1, bytes=raw_len,
+                tokens=estimate_tokens(content), content=content, root=entry.root,
+            ))
         return Chain(cwd, git_root, tuple(files), tuple(skipped), chain_dirs)
 
+    def _read(self, path: str) -> tuple[int, str] | Skipped:
+        found = self._contents.get(path)
+        if found is None:
+            found = _read(path)
+            self._contents[path] = found
+        return found
+
     # ------------------------------------------------------------- root scan
-    def _scan_root(self, root: Root, out: list[_Candidate], skipped: list[Skipped]) -> None:
+    def _scan(self, root: Root) -> _RootScan:
+        found = self._scans.get(root)
+        if found is None:
+            out: list[_Found] = []
+            skipped: list[Skipped] = []
+            self._scan_root(root, out, skipped)
+            found = _RootScan(tuple(out), tuple(skipped))
+            self._scans[root] = found
+        return found
+
+    def _scan_root(self, root: Root, out: list[_Found], skipped: list[Skipped]) -> None:
         listing = self._list(root.path)
-        if listing.names is None:
-            err = listing.error
-            if err is not None and err.errno not in (errno.ENOENT, errno.ENOTDIR):
-                skipped.append(Skipped(
-                    root.path, SkipReason.UNREADABLE,
-                    f"cannot list this directory ({_describe_os_error(err)}); instruction"
-                    " files in it are found only by exact name, rules directories not at all",
-                ))
-                if root.scan_named:
-                    self._probe_named(root, out)
-            return
-        names = listing.names
+        names: frozenset[str] | None
+        if isinstance(listing, OSError):
+            if _missing(listing):
+                return
+            # Grok probes names with `exists` and lists only rules directories, so files
+            # in a directory we cannot list still load; we just cannot see near-misses.
+            skipped.append(Skipped(
+                root.path, SkipReason.UNREADABLE,
+                f"cannot list this directory ({_describe_os_error(listing)}); files in it"
+                " are still found by exact name, as the agent finds them, but misnamed"
+                " files here cannot be reported",
+            ))
+            names = None
+        else:
+            names = listing
+        root_canon = self._canonical_dir(root.path)
         if root.scan_named:
-            for name in self.env.compat.agent_filenames():
-                if self._present(root.path, names, name):
-                    out.append(_Candidate(os.path.join(root.path, name), "", False,
-                                          root.role, root.path))
-            self._unrecognized(root, names, skipped)
+            for name in self._names:
+                key = self._probe(root.path, root_canon, names, name)
+                if key is not None:
+                    out.append(_Found(os.path.join(root.path, name), key, False))
+            if names is not None:
+                self._unrecognized(root, names, skipped)
         for name, cell in root.disabled_named:
-            if self._present(root.path, names, name):
+            if self._probe(root.path, root_canon, names, name) is not None:
                 skipped.append(_compat_skip(os.path.join(root.path, name), cell,
                                             self.env.compat))
         for sub in root.rules_subdirs:
@@ -288,66 +455,82 @@ class Resolver:
         for sub, cell in root.disabled_subdirs:
             self._scan_rules_dir(root, names, sub, out, skipped, cell)
 
-    def _probe_named(self, root: Root, out: list[_Candidate]) -> None:
-        for name in self.env.compat.agent_filenames():
-            path = os.path.join(root.path, name)
-            if exists(path):
-                out.append(_Candidate(path, "", False, root.role, root.path))
+    def _probe(self, directory: str, dir_canon: str, names: frozenset[str] | None,
+               rel: str) -> str | None:
+        """``Path::exists`` for ``directory/rel``; the canonical key when it exists.
 
-    def _present(self, directory: str, names: frozenset[str], rel: str) -> bool:
+        The listing answers most probes without a system call; a hit costs one ``lstat``
+        (plus a ``stat`` and ``realpath`` for a symlink, which may dangle).
+        """
         head, _, tail = rel.partition("/")
-        if head not in names:
-            return False
+        if names is not None and head not in names:
+            return None
+        path = os.path.join(directory, rel)
         if tail:
-            sub = self._list(os.path.join(directory, head))
-            if sub.names is None or tail not in sub.names:
-                return False
-        return exists(os.path.join(directory, rel))
+            head_dir = os.path.join(directory, head)
+            sub = self._list(head_dir)
+            if isinstance(sub, frozenset) and tail not in sub:
+                return None
+            if not exists(path):
+                return None
+            return self._child_key(path, self._canonical_dir(head_dir), tail)
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            return canonical(path) if exists(path) else None
+        return os.path.join(dir_canon, rel)
 
-    def _scan_rules_dir(self, root: Root, names: frozenset[str], sub: str,
-                        out: list[_Candidate], skipped: list[Skipped],
+    def _scan_rules_dir(self, root: Root, names: frozenset[str] | None, sub: str,
+                        out: list[_Found], skipped: list[Skipped],
                         disabled_by: tuple[str, str] | None) -> None:
         head = sub.split("/", 1)[0]
-        if head not in names:
+        if names is not None and head not in names:
             return
         directory = os.path.join(root.path, sub)
         listing = self._list(directory)
-        if listing.names is None:
-            err = listing.error
-            if err is not None and err.errno not in (errno.ENOENT, errno.ENOTDIR):
+        if isinstance(listing, OSError):
+            if not _missing(listing):
                 skipped.append(Skipped(directory, SkipReason.UNREADABLE,
                                        f"cannot list this rules directory"
-                                       f" ({_describe_os_error(err)})"))
+                                       f" ({_describe_os_error(listing)})"))
             return
-        for name in sorted(listing.names):
+        dir_canon = self._canonical_dir(directory)
+        for name in sorted(listing):
             path = os.path.join(directory, name)
             if has_md_extension(name):
                 if disabled_by is not None:
                     skipped.append(_compat_skip(path, disabled_by, self.env.compat))
                 else:
-                    out.append(_Candidate(path, "", True, root.role, root.path))
+                    out.append(_Found(path, self._child_key(path, dir_canon, name), True))
                 continue
             if name == ".md" or name.lower().endswith((".mdc", ".markdown")):
-                skipped.append(Skipped(path, SkipReason.UNRECOGNIZED_NAME, _rules_ext_detail(name)))
+                skipped.append(Skipped(path, SkipReason.UNRECOGNIZED_NAME,
+                                       _rules_ext_detail(name)))
                 continue
             if os.path.isdir(path):
-                self._nested(path, directory, skipped)
+                self._nested(path, directory, dir_canon, skipped)
 
-    def _nested(self, start: str, rules_dir: str, skipped: list[Skipped]) -> None:
-        """Report ``.md`` files below a rules directory: the agent lists direct children only."""
-        seen = {canonical(rules_dir)}
+    def _nested(self, start: str, rules_dir: str, rules_canon: str,
+                skipped: list[Skipped]) -> None:
+        """Report ``.md`` files below a rules directory: the agent lists direct children only.
+
+        Symlinks are followed, except back up to the rules directory or its ancestors.
+        """
+        seen = {rules_canon}
         stack = [(start, 1)]
         reported = 0
         while stack and reported < _NESTED_LIMIT:
             directory, depth = stack.pop()
             key = canonical(directory)
-            if key in seen or depth > _NESTED_DEPTH:
+            if key in seen or depth > _NESTED_DEPTH or is_within(rules_canon, key):
                 continue
             seen.add(key)
             listing = self._list(directory)
-            if listing.names is None:
+            if isinstance(listing, OSError):
                 continue
-            for name in sorted(listing.names, reverse=True):
+            for name in sorted(listing, reverse=True):
                 path = os.path.join(directory, name)
                 if has_md_extension(name) and not os.path.isdir(path):
                     reported += 1
@@ -361,7 +544,7 @@ class Resolver:
                     stack.append((path, depth + 1))
 
     def _unrecognized(self, root: Root, names: frozenset[str], skipped: list[Skipped]) -> None:
-        for name in sorted(names):
+        for name in sorted(n for n in names if n.lower() in _NEAR_MISS):
             official = _LOWER_NAMES.get(name.lower())
             if official is not None and name not in BASE_FILENAMES:
                 skipped.append(Skipped(
@@ -376,7 +559,7 @@ class Resolver:
                                        _other_detail(name)))
         if ".github" in names:
             github = self._list(os.path.join(root.path, ".github"))
-            if github.names is not None and "copilot-instructions.md" in github.names:
+            if isinstance(github, frozenset) and "copilot-instructions.md" in github:
                 rel = ".github/copilot-instructions.md"
                 skipped.append(Skipped(os.path.join(root.path, rel),
                                        SkipReason.UNRECOGNIZED_NAME, _other_detail(rel)))
@@ -406,41 +589,31 @@ def _project_chain(cwd: str, git_root: str | None) -> list[str]:
     return dirs
 
 
-def _dedupe_roots(roots: list[Root]) -> list[Root]:
-    out: list[Root] = []
-    index: dict[tuple[str, tuple[str, ...]], int] = {}
-    for root in roots:
-        key = (canonical(root.path), root.rules_subdirs)
-        at = index.get(key)
-        if at is None:
-            index[key] = len(out)
-            out.append(root)
-        elif root.scan_named and not out[at].scan_named:
-            prev = out[at]
-            out[at] = Root(prev.path, True, prev.rules_subdirs, prev.role,
-                           prev.disabled_named, prev.disabled_subdirs)
-    return out
+def _looks_like_bare_repo(path: str) -> bool:
+    return (
+        os.path.basename(path) != ".git"
+        and os.path.isfile(os.path.join(path, "HEAD"))
+        and os.path.isdir(os.path.join(path, "objects"))
+        and os.path.isdir(os.path.join(path, "refs"))
+    )
 
 
-def _read(entry: _Candidate, skipped: list[Skipped]) -> tuple[int, str] | None:
+def _read(path: str) -> tuple[int, str] | Skipped:
+    """Read a candidate as UTF-8; any failure is a :class:`Skipped` (the agent drops it)."""
     try:
-        with open(entry.path, "rb") as fh:
+        with open(path, "rb") as fh:
             raw = fh.read()
     except IsADirectoryError:
-        skipped.append(Skipped(entry.path, SkipReason.NOT_A_FILE,
-                               "it is a directory, not a file; the agent cannot read it"))
-        return None
+        return Skipped(path, SkipReason.NOT_A_FILE,
+                       "it is a directory, not a file; the agent cannot read it")
     except OSError as exc:
-        skipped.append(Skipped(entry.path, SkipReason.UNREADABLE,
-                               f"cannot be read ({_describe_os_error(exc)})"))
-        return None
+        return Skipped(path, SkipReason.UNREADABLE, f"cannot be read ({_describe_os_error(exc)})")
     try:
         return len(raw), raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        skipped.append(Skipped(entry.path, SkipReason.NOT_UTF8,
-                               f"not valid UTF-8 (byte {exc.start}); the agent drops it silently."
-                               " Re-save it as UTF-8"))
-        return None
+        return Skipped(path, SkipReason.NOT_UTF8,
+                       f"not valid UTF-8 (byte {exc.start}); the agent drops it silently."
+                       " Re-save it as UTF-8")
 
 
 def _compat_skip(path: str, cell: tuple[str, str], compat: Compat) -> Skipped:
