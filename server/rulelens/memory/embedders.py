@@ -226,6 +226,8 @@ class ApiEmbedder:
         self.max_retries = max(0, max_retries)
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
+        if api_key and not api_key.isprintable():
+            raise EmbedderError(f"the API key in {api_key_env} contains control characters")
         self._api_key = api_key or None
         self._api_key_env = api_key_env
         self._progress = progress
@@ -312,6 +314,8 @@ class ApiEmbedder:
                     raw = response.read()
             except urllib.error.HTTPError as err:
                 detail = _error_detail(err)
+                if self._api_key:  # some servers echo (part of) the key back
+                    detail = detail.replace(self._api_key, "***")
                 if err.code in _RETRYABLE and attempt < self.max_retries:
                     time.sleep(self._delay(attempt, err.headers.get("Retry-After")))
                     attempt += 1

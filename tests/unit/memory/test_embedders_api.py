@@ -224,14 +224,18 @@ def test_500_exhausting_the_retries_is_a_clear_error(api: FakeApi) -> None:
 
 
 def test_401_names_the_key_variable_and_never_the_key(api: FakeApi) -> None:
-    api.script.append(Answer(401, {"error": {"message": "Incorrect API key provided"}}))
+    api.script.append(
+        Answer(401, {"error": {"message": "Incorrect API key provided: sk-secret-123"}})
+    )
     with pytest.raises(EmbedderError) as err:
         embedder(api, api_key="sk-secret-123", api_key_env="MY_EMBED_KEY").embed(["one"])
     message = str(err.value)
     assert len(api.calls) == 1  # not retried
     assert "HTTP 401" in message and "MY_EMBED_KEY" in message
     assert "Incorrect API key provided" in message
-    assert "sk-secret-123" not in message
+    assert "sk-secret-123" not in message  # redacted even where the server echoes it
+    with pytest.raises(EmbedderError, match="control characters"):
+        embedder(api, api_key="sk-1\r\nX-Evil: 1")
 
 
 def test_400_shows_the_servers_reason_and_the_model(api: FakeApi) -> None:
