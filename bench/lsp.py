@@ -1,0 +1,196 @@
+"""Benchmark: code lens and hover latency of ``rulelens serve`` through a real LSP client.
+
+Builds the synthetic repository of ``bench/chain.py`` (a real git repository with nested
+instruction files, a realistic ``.gitignore`` and a fake home), starts the server over
+stdio with pygls' client, opens 2,000 of its files and measures, per request:
+
+* ``null``  a hover on an ``untitled:`` URI, answered without touching the disk: the
+            transport round trip every request pays (the baseline, same run);
+* ``cold``  the first request for each file on a fresh server (the subset whose
+            directory was never resolved before is reported too);
+* ``warm``  the same request again.
+
+Code lens and hover each get their own fresh server, so each cold number is honest.
+Prints p50/p95 in milliseconds, ratios to the baseline, and the server's peak RSS
+(VmHWM). Targets: warm p95 < 10 ms, cold p95 < 50 ms, RSS < 100 MB.
+
+    .venv/bin/python bench/lsp.py [--files 2000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chain import build_home, build_repo
+
+CAPS = types.ClientCapabilities(
+    workspace=types.WorkspaceClientCapabilities(
+        code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True)),
+    text_document=types.TextDocumentClientCapabilities(
+        hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown])),
+)
+
+
+def pick_files(repo: Path, n: int) -> list[Path]:
+    files: list[Path] = []
+    for directory, dirs, names in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        files += [Path(directory) / name for name in sorted(names)]
+    step = max(1, len(files) // n)
+    return files[::step][:n]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def peak_rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def timed(fn: Callable[[], Awaitable[object]]) -> float:
+    t0 = time.perf_counter()
+    result = await fn()
+    elapsed = (time.perf_counter() - t0) * 1000
+    if result is None:
+        raise RuntimeError("empty answer: the file was not served")
+    return elapsed
+
+
+class Session:
+    def __init__(self, repo: Path, env: dict[str, str]) -> None:
+        self.repo, self.env = repo, env
+        self.client = LanguageClient("rulelens-bench", "0")
+
+        @self.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        def _refresh(params: None) -> None:
+            return None
+
+    async def __aenter__(self) -> Session:
+        await self.client.start_io(sys.executable, "-m", "rulelens", "serve", env=self.env)
+        await self.client.initialize_async(types.InitializeParams(
+            capabilities=CAPS, root_uri=self.repo.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=self.repo.as_uri(), name="repo")]))
+        self.client.initialized(types.InitializedParams())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+    @property
+    def pid(self) -> int:
+        assert self.client._server is not None
+        return self.client._server.pid
+
+    def open(self, path: Path) -> str:
+        uri = path.as_uri()
+        text = path.read_bytes().decode("utf-8", "replace")
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="plaintext",
+                                                 version=1, text=text)))
+        return uri
+
+    def lens(self, uri: str) -> Callable[[], Awaitable[object]]:
+        return lambda: self.client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+
+    def hover(self, uri: str) -> Callable[[], Awaitable[object]]:
+        return lambda: self.client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(0, 0)))
+
+    async def null(self, n: int = 300) -> list[float]:
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri="untitled:bench", language_id="plaintext",
+                                                 version=1, text="x")))
+        out = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            await self.hover("untitled:bench")()
+            out.append((time.perf_counter() - t0) * 1000)
+        return out
+
+
+async def measure(kind: str, repo: Path, env: dict[str, str], files: list[Path],
+                  results: dict[str, list[float]]) -> float:
+    async with Session(repo, env) as s:
+        results.setdefault("null", []).extend(await s.null())
+        seen_dirs: set[Path] = set()
+        uris = []
+        for path in files:
+            uri = s.open(path)
+            uris.append(uri)
+            request = s.lens(uri) if kind == "lens" else s.hover(uri)
+            ms = await timed(request)
+            results.setdefault(f"{kind} cold", []).append(ms)
+            if path.parent not in seen_dirs:
+                seen_dirs.add(path.parent)
+                results.setdefault(f"{kind} cold, new dir", []).append(ms)
+        for uri in uris:
+            request = s.lens(uri) if kind == "lens" else s.hover(uri)
+            results.setdefault(f"{kind} warm", []).append(await timed(request))
+        return peak_rss_mb(s.pid)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--dirs", type=int, default=400)
+    parser.add_argument("--keep", help="build the repository here and keep it")
+    args = parser.parse_args()
+    base = Path(args.keep or tempfile.mkdtemp(prefix="rulelens-bench-lsp-"))
+    base.mkdir(parents=True, exist_ok=True)
+    try:
+        repo = build_repo(base, args.dirs, max(1, args.files // args.dirs + 1))
+        home = build_home(base)
+        files = pick_files(repo, args.files)
+        env = {"HOME": str(home), "PATH": os.environ.get("PATH", ""),
+               "XDG_CONFIG_HOME": str(base / "xdg"), "XDG_CACHE_HOME": str(base / "xdg")}
+        print(f"repository: {repo} ({len(files)} files opened)")
+        results: dict[str, list[float]] = {}
+        rss = [asyncio.run(measure(kind, repo, env, files, results))
+               for kind in ("lens", "hover")]
+        base_p50 = statistics.median(results["null"])
+        print(f"\n{'request':<24}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'p50/null':>10}")
+        for name, values in results.items():
+            print(f"{name:<24}{len(values):>6}{pct(values, .5):>10.2f}{pct(values, .95):>10.2f}"
+                  f"{pct(values, .5) / base_p50:>10.1f}")
+        print(f"\nserver peak RSS: code lens session {rss[0]:.1f} MB,"
+              f" hover session {rss[1]:.1f} MB")
+        checks = {
+            "warm p95 < 10 ms": max(pct(results["lens warm"], .95),
+                                    pct(results["hover warm"], .95)) < 10,
+            "cold p95 < 50 ms": max(pct(results["lens cold"], .95),
+                                    pct(results["hover cold"], .95)) < 50,
+            "RSS < 100 MB": max(rss) < 100,
+        }
+        for name, ok in checks.items():
+            print(f"  {'met' if ok else 'MISSED'}: {name}")
+        return 0
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
