@@ -48,7 +48,7 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator
             if is_dir:
                 if entry.name in _ALWAYS_PRUNE:
                     continue
-                if ignore is not None and not ignored_zone and ignore.is_ignored(path):
+                if ignore is not None and not ignored_zone and _dir_ignored(ignore, path):
                     if entry.name in _CONTAINERS:
                         subdirs.append((path, True))
                     else:
@@ -65,6 +65,19 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator
             if is_instruction_file(path):
                 yield path
         stack.extend(reversed(subdirs))
+
+
+def _dir_ignored(ignore: GitIgnore, path: str) -> bool:
+    """Like ``GitIgnore.match`` but for a directory, so ``build/``-style patterns apply."""
+    if not path.startswith(ignore.root.rstrip(os.sep) + os.sep):
+        return False
+    probe = os.path.relpath(path, ignore.root).replace(os.sep, "/")
+    while probe and probe != ".":
+        for rule in reversed(ignore.rules):
+            if rule.regex.match(probe + "/") or rule.regex.match(probe):
+                return rule.include
+        probe = probe.rpartition("/")[0]
+    return False
 
 
 def _in_container(path: str, top: str) -> bool:

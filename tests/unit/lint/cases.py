@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 SRC = {"src/app.py": "print('hi')\n", "docs/guide.md": "# Guide\n"}
 CLAUDE_OK = '---\npaths:\n  - "src/**"\n---\n# Python style\n\nUse type hints everywhere.\n'
-CURSOR_OK = '---\ndescription: Python style\nglobs: src/**/*.py\nalwaysApply: false\n---\nUse hints.\n'
+CURSOR_OK = ('---\ndescription: Python style\nglobs: src/**/*.py\nalwaysApply: false\n---\n'
+             'Use hints.\n')
 COPILOT_OK = '---\napplyTo: "src/**"\n---\nUse type hints.\n'
 BOMB = ('---\npaths:\n  - "src/**"\n'
         'a: &a ["x","x","x","x","x","x","x","x","x","x"]\n'
@@ -87,7 +88,8 @@ CASES: list[Case] = [
          says="matches no file"),
     Case("RL115", {"AGENTS.md": "---\ndescription: team rules\n---\n# Rules\n\nBe kind.\n"},
          "AGENTS.md", {"AGENTS.md": "# Rules\n\nBe kind.\n"}, says="verbatim"),
-    Case("RL116", {**SRC, ".claude/rules/py.md": "---\npaths:\n  - src/**\n  - **/*.py\n---\nHi.\n"},
+    Case("RL116", {**SRC, ".claude/rules/py.md":
+                   "---\npaths:\n  - src/**\n  - **/*.py\n---\nHi.\n"},
          ".claude/rules/py.md", {**SRC, ".claude/rules/py.md": CLAUDE_OK}, says="alias"),
     Case("RL117", {**SRC, ".claude/rules/py.md":
                    '<!-- owner: team -->\n---\npaths:\n  - "src/**"\n---\nUse hints.\n'},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from cases import CASES, Case
@@ -43,7 +44,7 @@ def test_every_fix_of_the_fixture_relints_clean(tmp_path: str, case: Case) -> No
     for i in range(n):
         repo = make_repo(os.path.join(str(tmp_path), f"fix{i}"))
         fix = _fixes(repo, case)[i]
-        before = {rel: open(repo.path(rel), "rb").read() for rel in case.files
+        before = {rel: Path(repo.path(rel)).read_bytes() for rel in case.files
                   if os.path.isfile(repo.path(rel))}
         changed = apply_fix(fix)
         assert changed
@@ -56,7 +57,7 @@ def test_every_fix_of_the_fixture_relints_clean(tmp_path: str, case: Case) -> No
                  for e in fix.edits}
         for rel, content in before.items():
             if rel not in named:
-                assert open(repo.path(rel), "rb").read() == content, rel
+                assert Path(repo.path(rel)).read_bytes() == content, rel
 
 
 def test_paths_string_fix_produces_a_yaml_list(repo: Repo) -> None:
@@ -65,7 +66,7 @@ def test_paths_string_fix_produces_a_yaml_list(repo: Repo) -> None:
     (f,) = [f for f in repo.lint(".claude/rules/py.md") if f.code == "RL104"]
     assert f.safe_fix is not None
     apply_fix(f.safe_fix)
-    text = open(repo.path(".claude/rules/py.md")).read()
+    text = Path(repo.path(".claude/rules/py.md")).read_text()
     assert text == '---\npaths:\n  - "src/**"\n  - "lib/**"\n---\nHints.\n'
 
 
@@ -74,7 +75,7 @@ def test_unquoted_paths_scalar_becomes_a_quoted_list(repo: Repo) -> None:
     (f,) = [f for f in repo.lint(".claude/rules/py.md") if f.code == "RL116"]
     assert f.safe_fix is not None
     apply_fix(f.safe_fix)
-    assert open(repo.path(".claude/rules/py.md")).read() == \
+    assert Path(repo.path(".claude/rules/py.md")).read_text() == \
         '---\npaths:\n  - "**/*.py"\n---\nHints.\n'
     assert problems(repo.lint(".claude/rules/py.md")) == []
 
@@ -89,7 +90,7 @@ def test_gitignore_fix_is_unsafe_and_only_inserts_a_negation(repo: Repo) -> None
     assert isinstance(edit, TextEdit) and edit.path == repo.path(".gitignore")
     assert f.related[0].path == repo.path(".gitignore") and f.related[0].range.start.line == 1
     apply_fix(fix)
-    assert open(repo.path(".gitignore")).read() == \
+    assert Path(repo.path(".gitignore")).read_text() == \
         "*.log\nCLAUDE.local.md\n!/CLAUDE.local.md\nbuild/\n"
 
 
@@ -105,7 +106,7 @@ def test_crlf_and_bom_survive_a_fix(repo: Repo) -> None:
     (f,) = [f for f in repo.lint(".claude/rules/py.md") if f.code == "RL104"]
     assert f.safe_fix is not None
     apply_fix(f.safe_fix)
-    raw = open(repo.path(".claude/rules/py.md"), "rb").read()
+    raw = Path(repo.path(".claude/rules/py.md")).read_bytes()
     assert raw.startswith("\ufeff---\r\n".encode())
     assert raw.endswith(b"---\r\nHints.\r\n")
     assert problems(repo.lint(".claude/rules/py.md")) == []
@@ -116,7 +117,7 @@ def test_rename_never_overwrites(repo: Repo) -> None:
     b = repo.write("b.md", "B")
     with pytest.raises(FixError):
         apply_fix(Fix("x", "safe", (FileRename(a, b),)))
-    assert open(b).read() == "B" and open(a).read() == "A"
+    assert Path(b).read_text() == "B" and Path(a).read_text() == "A"
 
 
 def test_no_rename_fix_offered_when_target_exists(repo: Repo) -> None:

