@@ -172,7 +172,11 @@ class AgentIndex:
         if not os.path.isfile(path):
             return cls(path, None, None)
         try:
+            # Without a -wal file there is nothing uncommitted to read, and ``immutable``
+            # stops SQLite from creating -wal/-shm files next to the agent's database.
             uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+            if not os.path.exists(path + "-wal"):
+                uri += "&immutable=1"
             conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
             conn.set_busy_timeout(BUSY_TIMEOUT_MS)
             conn.execute("SELECT count(*) FROM chunks").fetchall()
