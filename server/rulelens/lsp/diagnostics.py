@@ -1,17 +1,20 @@
 """The one seam between the server and the lint engine: findings -> LSP diagnostics.
 
-``rulelens.lint.engine.lint_document(path, text, chain, config) -> list[Finding]`` is
-written in parallel with the server. :func:`lint_diagnostics` is the single function the
-server calls (on open, change, save — debounced — and when a chain changes); while the
-engine is not installed it returns ``None`` and the server publishes nothing. Code
-actions for ``Finding.fixes`` belong here too, next to the conversion they share.
+``rulelens.lint.engine.lint_document(path, text, chain, config) -> list[Finding]`` does
+the work. :func:`lint_diagnostics` is the single function the server calls (on open,
+change, save — debounced — and after changes on disk); without the engine it returns
+``None`` and the server publishes nothing. Code actions for ``Finding.fixes`` belong
+here too, next to the conversion they share.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
-from collections.abc import Callable, Sequence
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from lsprotocol import types
@@ -27,39 +30,73 @@ _SEVERITY = {
     "hint": types.DiagnosticSeverity.Hint,
 }
 
-#: Text longer than this is not linted (a 20 MB buffer is not a rule file anyone wrote).
-MAX_LINT_CHARS = 2_000_000
-
-
-def _engine() -> Callable[..., Sequence[Any]] | None:
+def _engine() -> Any | None:
     try:
-        module = importlib.import_module("rulelens.lint.engine")
+        return importlib.import_module("rulelens.lint.engine")
     except ImportError:
         return None
-    fn = getattr(module, "lint_document", None)
-    return fn if callable(fn) else None
 
 
 def lint_available() -> bool:
     return _engine() is not None
 
 
-def lint_diagnostics(path: str, text: str, chain: Chain | None, config: Any,
+_configs: dict[str, Any] = {}
+_configs_lock = threading.Lock()
+
+
+def invalidate(paths: Iterable[str] | None = None) -> None:
+    """Files changed on disk: forget lint configs and the engine's workspace listings."""
+    with _configs_lock:
+        _configs.clear()
+    engine = _engine()
+    if engine is not None and hasattr(engine, "invalidate"):
+        engine.invalidate(None if paths is None else list(paths))
+
+
+def _config(path: str, client_lint: Mapping[str, Any]) -> Any:
+    """The repository's ``.rulelens.toml``/pyproject config, plus the client's ``disable``."""
+    from rulelens.lint.config import load_config
+    from rulelens.rules.fs import discover_git_root
+
+    start = os.path.dirname(path)
+    root = discover_git_root(start) or start
+    with _configs_lock:
+        config = _configs.get(root)
+    if config is None:
+        config = load_config(root)
+        with _configs_lock:
+            _configs[root] = config
+    extra = client_lint.get("disable")
+    if isinstance(extra, list | tuple) and extra:
+        codes = frozenset(c.upper() for c in extra if isinstance(c, str))
+        config = dataclasses.replace(config, disabled=config.disabled | codes)
+    return config
+
+
+def lint_diagnostics(path: str, text: str, resolve: Callable[[str], Chain | None],
+                     client_lint: Mapping[str, Any],
                      to_client: Callable[[int, int], int] | None = None
                      ) -> list[types.Diagnostic] | None:
-    """Diagnostics for one document, or ``None`` when there is no lint engine.
+    """Diagnostics for one open document; ``None`` when it is not linted at all.
 
-    ``to_client(line, codepoint_col)`` converts a column to the client's encoding.
+    ``resolve(directory)`` gives the chain that loads the file (the engine names the
+    directory); ``to_client(line, codepoint_col)`` converts columns to the client's encoding.
     """
-    lint = _engine()
-    if lint is None or len(text) > MAX_LINT_CHARS:
-        return None if lint is None else []
-    findings = lint(path, text, chain, config)
-    return [to_diagnostic(f, path, to_client) for f in findings
+    engine = _engine()
+    if engine is None:
+        return None
+    from rulelens.lint.formats import is_instruction_file
+
+    if not is_instruction_file(path):
+        return None
+    chain = resolve(engine.chain_dir(path))
+    findings = engine.lint_document(path, text, chain, _config(path, client_lint))
+    return [to_diagnostic(f, to_client) for f in findings
             if not getattr(f, "path", "") or getattr(f, "path", "") == path]
 
 
-def to_diagnostic(finding: Any, path: str,
+def to_diagnostic(finding: Any,
                   to_client: Callable[[int, int], int] | None = None) -> types.Diagnostic:
     conv = to_client or (lambda _line, col: col)
     r = finding.range

@@ -61,10 +61,14 @@ class RuleLensServer(LanguageServer):
         loop = asyncio.get_running_loop()
         changed = await loop.run_in_executor(self.batch_pool, self.recompute, paths)
         self.announce(changed)
+        for uri in self.session.open_documents():   # lint may depend on other files
+            if uri not in changed:
+                self.schedule_lint(uri)
 
     def recompute(self, paths: set[str] | None) -> list[str]:
         """(batch thread) Invalidate caches for ``paths``; the open URIs whose view changed."""
         config = self.session.config_path()
+        diagnostics.invalidate(paths)
         if paths is None or config in paths or any(p.endswith("/.gitconfig") for p in paths):
             self.session.reload_environment()
         elif len(paths) > 256:
@@ -124,9 +128,6 @@ class RuleLensServer(LanguageServer):
             uri=uri, diagnostics=found, version=version))
 
     def _lint(self, path: str, text: str, doc: Any) -> list[types.Diagnostic] | None:
-        if not looks_like_rule_file(path):
-            return None
-        chain = self.session.chain(path)
         lines = text.splitlines()
 
         def to_client(line: int, col: int) -> int:
@@ -136,8 +137,11 @@ class RuleLensServer(LanguageServer):
                 return int(pos.character)
             return col
 
-        return diagnostics.lint_diagnostics(path, text, chain, self.session.lint_config(),
-                                            to_client)
+        resolver = self.session.resolver
+        if resolver is None:
+            return None
+        return diagnostics.lint_diagnostics(path, text, resolver.resolve,
+                                            self.session.lint_config(), to_client)
 
 
 def fingerprint(session: Session, path: str) -> object:

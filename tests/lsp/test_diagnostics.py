@@ -1,0 +1,53 @@
+"""Lint findings reach the editor as diagnostics: on open, on change, and after disk edits."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import Demo, open_doc
+
+TIMEOUT = 20
+
+
+async def _diagnostics(client: LanguageClient, uri: str, want: set[str]) -> list[types.Diagnostic]:
+    """Wait until the latest published diagnostics for ``uri`` have exactly the codes ``want``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT
+    while loop.time() < deadline:
+        found = client.diagnostics.get(uri)
+        if found is not None and {str(d.code) for d in found} == want:
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"diagnostics for {uri}: {client.diagnostics.get(uri)!r}, want {want}")
+
+
+async def test_diagnostics_follow_buffer_and_disk(client: LanguageClient, demo: Demo) -> None:
+    local = demo.uri("CLAUDE.local.md")
+    open_doc(client, local, language="markdown")
+    (diag,) = await _diagnostics(client, local, {"RL201"})
+    assert diag.severity == types.DiagnosticSeverity.Warning
+    assert diag.source == "rulelens" and "ignored by .gitignore:2" in diag.message
+
+    rule = demo.uri(".claude/rules/testing.md")
+    text = (demo.repo / ".claude/rules/testing.md").read_text()
+    open_doc(client, rule, text, language="markdown")
+    await _diagnostics(client, rule, set())
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=rule, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(
+            text=text.replace("paths:", "globs:"))]))
+    (diag,) = await _diagnostics(client, rule, {"RL106"})
+    assert diag.range.start.line == 1
+
+    await asyncio.sleep(0.5)
+    gitignore = demo.repo / ".gitignore"
+    gitignore.write_text(gitignore.read_text().replace("CLAUDE.local.md\n", ""))
+    assert not await _diagnostics(client, local, set())
+
+    source = demo.uri("src/app/handlers/orders.py")   # not an instruction file: not linted
+    open_doc(client, source, language="python")
+    await asyncio.sleep(0.8)
+    assert source not in client.diagnostics
