@@ -51,3 +51,28 @@ async def test_diagnostics_follow_buffer_and_disk(client: LanguageClient, demo: 
     open_doc(client, source, language="python")
     await asyncio.sleep(0.8)
     assert source not in client.diagnostics
+
+
+async def test_code_actions_offer_the_fixes(client: LanguageClient, demo: Demo) -> None:
+    rule = demo.uri(".claude/rules/testing.md")
+    text = (demo.repo / ".claude/rules/testing.md").read_text().replace("paths:", "globs:")
+    open_doc(client, rule, text, language="markdown")
+    (diag,) = await _diagnostics(client, rule, {"RL106"})
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=rule), range=diag.range,
+        context=types.CodeActionContext(diagnostics=[diag])))
+    assert actions
+    fix = actions[0]
+    assert isinstance(fix, types.CodeAction) and fix.kind == types.CodeActionKind.QuickFix
+    assert fix.is_preferred and fix.edit is not None and fix.edit.document_changes
+    (change,) = fix.edit.document_changes
+    assert isinstance(change, types.TextDocumentEdit) and change.text_document.uri == rule
+    (edit,) = change.edits
+    assert edit.range.start.line == 1 and "paths" in edit.new_text
+    # Nothing was written: the client applies the edit only if the user picks it.
+    assert "globs:" not in (demo.repo / ".claude/rules/testing.md").read_text()
+    none = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=rule),
+        range=types.Range(types.Position(5, 0), types.Position(5, 0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    assert not none

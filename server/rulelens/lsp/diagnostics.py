@@ -74,14 +74,12 @@ def _config(path: str, client_lint: Mapping[str, Any]) -> Any:
     return config
 
 
-def lint_diagnostics(path: str, text: str, resolve: Callable[[str], Chain | None],
-                     client_lint: Mapping[str, Any],
-                     to_client: Callable[[int, int], int] | None = None
-                     ) -> list[types.Diagnostic] | None:
-    """Diagnostics for one open document; ``None`` when it is not linted at all.
+def lint_findings(path: str, text: str, resolve: Callable[[str], Chain | None],
+                  client_lint: Mapping[str, Any]) -> list[Any] | None:
+    """The engine's findings for one open document; ``None`` when it is not linted at all.
 
     ``resolve(directory)`` gives the chain that loads the file (the engine names the
-    directory); ``to_client(line, codepoint_col)`` converts columns to the client's encoding.
+    directory). Findings about other files are dropped: they are published for those.
     """
     engine = _engine()
     if engine is None:
@@ -92,27 +90,60 @@ def lint_diagnostics(path: str, text: str, resolve: Callable[[str], Chain | None
         return None
     chain = resolve(engine.chain_dir(path))
     findings = engine.lint_document(path, text, chain, _config(path, client_lint))
-    return [to_diagnostic(f, to_client) for f in findings
-            if not getattr(f, "path", "") or getattr(f, "path", "") == path]
+    return [f for f in findings if not getattr(f, "path", "") or f.path == path]
+
+
+def code_actions(uri: str, path: str, findings: Iterable[Any], request: types.Range,
+                 to_client: Callable[[int, int], int] | None = None) -> list[types.CodeAction]:
+    """Quick fixes for the findings overlapping ``request``; safe fixes are preferred.
+
+    Nothing is written here: the client shows the edit and applies it only when the user
+    picks it. Renames never overwrite an existing file.
+    """
+    out: list[types.CodeAction] = []
+    for finding in findings:
+        diag = to_diagnostic(finding, to_client)
+        if diag.range.end.line < request.start.line or diag.range.start.line > request.end.line:
+            continue
+        for fix in getattr(finding, "fixes", ()):
+            changes: list[Any] = []
+            for edit in fix.edits:
+                if hasattr(edit, "new_text"):
+                    conv = to_client if edit.path == path else None
+                    changes.append(types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(
+                            uri=uri if edit.path == path else _uri(edit.path), version=None),
+                        edits=[types.TextEdit(range=_range(edit.range, conv),
+                                              new_text=edit.new_text)]))
+                else:
+                    changes.append(types.RenameFile(
+                        old_uri=_uri(edit.old), new_uri=_uri(edit.new),
+                        options=types.RenameFileOptions(overwrite=False,
+                                                        ignore_if_exists=False)))
+            title = fix.title if fix.safety == "safe" else f"{fix.title} (changes behaviour)"
+            out.append(types.CodeAction(
+                title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                is_preferred=fix.safety == "safe",
+                edit=types.WorkspaceEdit(document_changes=changes)))
+    return out
+
+
+def _range(r: Any, to_client: Callable[[int, int], int] | None) -> types.Range:
+    conv = to_client or (lambda _line, col: col)
+    return types.Range(
+        start=types.Position(r.start.line, conv(r.start.line, r.start.character)),
+        end=types.Position(r.end.line, conv(r.end.line, r.end.character)))
 
 
 def to_diagnostic(finding: Any,
                   to_client: Callable[[int, int], int] | None = None) -> types.Diagnostic:
-    conv = to_client or (lambda _line, col: col)
-    r = finding.range
-    rng = types.Range(
-        start=types.Position(r.start.line, conv(r.start.line, r.start.character)),
-        end=types.Position(r.end.line, conv(r.end.line, r.end.character)),
-    )
     related = [
         types.DiagnosticRelatedInformation(
-            location=types.Location(uri=_uri(rel.path), range=types.Range(
-                start=types.Position(rel.range.start.line, rel.range.start.character),
-                end=types.Position(rel.range.end.line, rel.range.end.character))),
+            location=types.Location(uri=_uri(rel.path), range=_range(rel.range, None)),
             message=rel.message)
         for rel in getattr(finding, "related", ())
     ]
-    return types.Diagnostic(range=rng, message=finding.message,
+    return types.Diagnostic(range=_range(finding.range, to_client), message=finding.message,
                             severity=_SEVERITY.get(finding.severity,
                                                    types.DiagnosticSeverity.Warning),
                             code=finding.code, source="rulelens",

@@ -48,6 +48,8 @@ class RuleLensServer(LanguageServer):
         self.batch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulelens-batch")
         self.fingerprints: dict[str, object] = {}
         self._lint_timers: dict[str, asyncio.TimerHandle] = {}
+        #: uri -> (path, findings, column converter) of the last published lint.
+        self.findings: dict[str, tuple[str, list[Any], Callable[[int, int], int]]] = {}
 
     # ---------------------------------------------------------------- watching
     def restart_watcher(self) -> None:
@@ -121,27 +123,34 @@ class RuleLensServer(LanguageServer):
         loop = asyncio.get_running_loop()
         found = await loop.run_in_executor(
             self.thread_pool,
-            lambda: guarded(lambda: self._lint(path, text, doc), None))
+            lambda: guarded(lambda: self._lint(path, text), None))
         if found is None or self.session.opened(uri) is None:
             return
+        to_client = client_columns(text, doc.position_codec)
+        self.findings[uri] = (path, found, to_client)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=found, version=version))
+            uri=uri, diagnostics=[diagnostics.to_diagnostic(f, to_client) for f in found],
+            version=version))
 
-    def _lint(self, path: str, text: str, doc: Any) -> list[types.Diagnostic] | None:
-        lines = text.splitlines()
-
-        def to_client(line: int, col: int) -> int:
-            if 0 <= line < len(lines):
-                pos = doc.position_codec.position_to_client_units(
-                    lines, types.Position(line, col))
-                return int(pos.character)
-            return col
-
+    def _lint(self, path: str, text: str) -> list[Any] | None:
         resolver = self.session.resolver
         if resolver is None:
             return None
-        return diagnostics.lint_diagnostics(path, text, resolver.resolve,
-                                            self.session.lint_config(), to_client)
+        return diagnostics.lint_findings(path, text, resolver.resolve,
+                                         self.session.lint_config())
+
+
+def client_columns(text: str, codec: Any) -> Callable[[int, int], int]:
+    """Code-point columns (the engine's) -> the negotiated client encoding's units."""
+    lines = text.splitlines()
+
+    def to_client(line: int, col: int) -> int:
+        if 0 <= line < len(lines):
+            pos = codec.position_to_client_units(lines, types.Position(line, col))
+            return int(pos.character)
+        return col
+
+    return to_client
 
 
 def fingerprint(session: Session, path: str) -> object:
@@ -265,6 +274,7 @@ def create_server(environ: Mapping[str, str] | None = None,
         uri = params.text_document.uri
         s.close(uri)
         ls.fingerprints.pop(uri, None)
+        ls.findings.pop(uri, None)
         timer = ls._lint_timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
@@ -310,6 +320,18 @@ def create_server(environ: Mapping[str, str] | None = None,
                 text = views.rule_hover_line(status) + "\n\n" + text
             return _markdown(text)
         return _frontmatter_hover(ls, s, uri, path, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix]))
+    @_safe(None)
+    def code_action(ls: RuleLensServer, params: types.CodeActionParams
+                    ) -> list[types.CodeAction] | None:
+        uri = params.text_document.uri
+        last = ls.findings.get(uri)
+        if s.opened(uri) is None or last is None:
+            return None
+        path, found, to_client = last
+        return diagnostics.code_actions(uri, path, found, params.range, to_client) or None
 
     @server.feature(protocol.CHAIN)
     @server.thread()
