@@ -118,6 +118,13 @@ def _describe_os_error(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _join(directory: str, name: str) -> str:
+    """``os.path.join`` for the hot path: one relative name, POSIX separators."""
+    if os.sep != "/" or name.startswith("/"):
+        return os.path.join(directory, name)
+    return directory + name if directory.endswith("/") else directory + "/" + name
+
+
 def _missing(exc: OSError) -> bool:
     return exc.errno in (errno.ENOENT, errno.ENOTDIR)
 
@@ -162,7 +169,7 @@ class Resolver:
                 (n, (vendor, "agents")) for n in self._names
             )
             disabled_subdirs = () if rules_on else (("rules", (vendor, "rules")),)
-            home_roots.append(Root(os.path.join(self.env.home, f".{vendor}"), agents_on,
+            home_roots.append(Root(_join(self.env.home, f".{vendor}"), agents_on,
                                    ("rules",) if rules_on else (), "home",
                                    disabled_named + self._disabled_named, disabled_subdirs))
         self._home_roots = tuple(home_roots)
@@ -243,7 +250,7 @@ class Resolver:
             return path  # the agent's fallback: the raw path
         if stat.S_ISLNK(st.st_mode):
             return canonical(path)
-        return os.path.join(parent_canon, name)
+        return _join(parent_canon, name)
 
     def git_root(self, cwd: str) -> str | None:
         """The repository root for a canonical ``cwd`` (see :func:`fs.discover_git_root`).
@@ -278,7 +285,7 @@ class Resolver:
     def _git_marker(self, directory: str) -> bool | None:
         """True: a worktree root; False: a bare repository; None: neither."""
         names = self._list(directory)
-        dot_git = os.path.join(directory, ".git")
+        dot_git = _join(directory, ".git")
         listed = names if isinstance(names, frozenset) else None
         if (listed is None or ".git" in listed) and (
                 os.path.isdir(dot_git) or os.path.isfile(dot_git)):
@@ -443,12 +450,12 @@ class Resolver:
             for name in self._names:
                 key = self._probe(root.path, root_canon, names, name)
                 if key is not None:
-                    out.append(_Found(os.path.join(root.path, name), key, False))
+                    out.append(_Found(_join(root.path, name), key, False))
             if names is not None:
                 self._unrecognized(root, names, skipped)
         for name, cell in root.disabled_named:
             if self._probe(root.path, root_canon, names, name) is not None:
-                skipped.append(_compat_skip(os.path.join(root.path, name), cell,
+                skipped.append(_compat_skip(_join(root.path, name), cell,
                                             self.env.compat))
         for sub in root.rules_subdirs:
             self._scan_rules_dir(root, names, sub, out, skipped, None)
@@ -465,9 +472,9 @@ class Resolver:
         head, _, tail = rel.partition("/")
         if names is not None and head not in names:
             return None
-        path = os.path.join(directory, rel)
+        path = _join(directory, rel)
         if tail:
-            head_dir = os.path.join(directory, head)
+            head_dir = _join(directory, head)
             sub = self._list(head_dir)
             if isinstance(sub, frozenset) and tail not in sub:
                 return None
@@ -480,7 +487,7 @@ class Resolver:
             return None
         if stat.S_ISLNK(st.st_mode):
             return canonical(path) if exists(path) else None
-        return os.path.join(dir_canon, rel)
+        return _join(dir_canon, rel)
 
     def _scan_rules_dir(self, root: Root, names: frozenset[str] | None, sub: str,
                         out: list[_Found], skipped: list[Skipped],
@@ -488,7 +495,7 @@ class Resolver:
         head = sub.split("/", 1)[0]
         if names is not None and head not in names:
             return
-        directory = os.path.join(root.path, sub)
+        directory = _join(root.path, sub)
         listing = self._list(directory)
         if isinstance(listing, OSError):
             if not _missing(listing):
@@ -498,7 +505,7 @@ class Resolver:
             return
         dir_canon = self._canonical_dir(directory)
         for name in sorted(listing):
-            path = os.path.join(directory, name)
+            path = _join(directory, name)
             if has_md_extension(name):
                 if disabled_by is not None:
                     skipped.append(_compat_skip(path, disabled_by, self.env.compat))
@@ -531,7 +538,7 @@ class Resolver:
             if isinstance(listing, OSError):
                 continue
             for name in sorted(listing, reverse=True):
-                path = os.path.join(directory, name)
+                path = _join(directory, name)
                 if has_md_extension(name) and not os.path.isdir(path):
                     reported += 1
                     rel = os.path.relpath(path, rules_dir)
@@ -548,20 +555,20 @@ class Resolver:
             official = _LOWER_NAMES.get(name.lower())
             if official is not None and name not in BASE_FILENAMES:
                 skipped.append(Skipped(
-                    os.path.join(root.path, name), SkipReason.UNRECOGNIZED_NAME,
+                    _join(root.path, name), SkipReason.UNRECOGNIZED_NAME,
                     f"Grok looks for exact names ({', '.join(BASE_FILENAMES)}); on a"
                     f" case-sensitive file system `{name}` is not one of them. Rename it to"
                     f" `{_suggest(name)}`",
                 ))
             elif name in OTHER_AGENT_FILES:
-                skipped.append(Skipped(os.path.join(root.path, name),
+                skipped.append(Skipped(_join(root.path, name),
                                        SkipReason.UNRECOGNIZED_NAME,
                                        _other_detail(name)))
         if ".github" in names:
-            github = self._list(os.path.join(root.path, ".github"))
+            github = self._list(_join(root.path, ".github"))
             if isinstance(github, frozenset) and "copilot-instructions.md" in github:
                 rel = ".github/copilot-instructions.md"
-                skipped.append(Skipped(os.path.join(root.path, rel),
+                skipped.append(Skipped(_join(root.path, rel),
                                        SkipReason.UNRECOGNIZED_NAME, _other_detail(rel)))
 
 

@@ -16,6 +16,7 @@ the Rust ``ignore`` crate on exotic patterns is not proven (spec §11).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -40,8 +41,43 @@ class IgnoreRule:
     exact: bool = True
 
     def matches(self, probe: str) -> bool:
-        found = self.regex.match(probe)
-        return found is not None and (not self.exact or found.end() == len(probe))
+        if self.exact:
+            return self.regex.fullmatch(probe) is not None
+        return self.regex.match(probe) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile(line: str) -> tuple[bool, re.Pattern[str], bool] | None:
+    """One gitignore line to ``(include, regex, exact)``; ``None`` for no pattern.
+
+    A pure function of the line's text, memoised like :mod:`re` memoises compiled
+    patterns: it hides no file-system state.
+    """
+    try:
+        pat = GitIgnoreSpecPattern(line)
+    except Exception:
+        return None
+    if pat.include is None or pat.regex is None:
+        return None
+    return bool(pat.include), pat.regex, "ps_d" in pat.regex.pattern
+
+
+@functools.lru_cache(maxsize=256)
+def _any_rule(patterns: tuple[tuple[str, bool], ...]) -> re.Pattern[str] | None:
+    """One regex that matches a probe iff at least one rule does (a fast "no" path)."""
+    if not patterns:
+        return None
+    parts = []
+    for pattern, exact in patterns:
+        body = _GROUP_NAME.sub("(?:", pattern[1:] if pattern.startswith("^") else pattern)
+        parts.append("(?:" + body + (r")\Z" if exact else ")"))
+    try:
+        return re.compile("^(?:" + "|".join(parts) + ")")
+    except re.error:
+        return None
+
+
+_GROUP_NAME = re.compile(r"\(\?P<[^>]+>")
 
 
 @dataclass(frozen=True)
@@ -68,15 +104,11 @@ def _read_patterns(path: str) -> list[IgnoreRule]:
     for number, line in enumerate(lines(text), start=1):
         if line.startswith("#"):
             continue
-        try:
-            pat = GitIgnoreSpecPattern(line)
-        except Exception:
+        compiled = _compile(line)
+        if compiled is None:
             continue
-        if pat.include is None or pat.regex is None:
-            continue
-        regex = pat.regex
-        exact = "ps_d" in regex.pattern
-        rules.append(IgnoreRule(path, number, line, bool(pat.include), regex, exact))
+        include, regex, exact = compiled
+        rules.append(IgnoreRule(path, number, line, include, regex, exact))
     return rules
 
 
@@ -125,6 +157,10 @@ class GitIgnore:
     def __init__(self, root: str, rules: list[IgnoreRule]) -> None:
         self.root = root
         self.rules = rules
+        self._prefix = root if root.endswith("/") else root + "/"
+        self._any = _any_rule(tuple((r.regex.pattern, r.exact) for r in rules))
+        #: Decisions per probe; parent directories are shared by every file below them.
+        self._decided: dict[str, IgnoreRule | None] = {}
 
     @classmethod
     def build(cls, git_root: str, home: str, env: Mapping[str, str]) -> GitIgnore:
@@ -135,16 +171,31 @@ class GitIgnore:
         return cls(git_root, rules)
 
     def _decide(self, rel: str) -> IgnoreRule | None:
-        for rule in reversed(self.rules):
-            if rule.matches(rel):
-                return rule
-        return None
+        """The last rule matching ``rel`` exactly at this level, if any."""
+        try:
+            return self._decided[rel]
+        except KeyError:
+            pass
+        found: IgnoreRule | None = None
+        if self._any is None or self._any.match(rel) is not None:
+            for rule in reversed(self.rules):
+                if rule.matches(rel):
+                    found = rule
+                    break
+        self._decided[rel] = found
+        return found
 
     def match(self, path: str) -> IgnoreMatch | None:
         """The pattern that ignores ``path`` (as spelled, not canonicalised), or ``None``."""
-        if not self.rules or not is_within(path, self.root) or path == self.root:
+        if not self.rules:
             return None
-        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        if path.startswith(self._prefix):
+            rel = path[len(self._prefix):]
+        elif is_within(path, self.root) and path != self.root:
+            rel = os.path.relpath(path, self.root)
+        else:
+            return None
+        rel = rel.replace(os.sep, "/")
         probe = rel
         is_directory = False
         while probe and probe != ".":

@@ -9,7 +9,6 @@ from rulestree import World, write
 from rulelens.rules.gitignore import GitIgnore
 
 
-
 def test_build_dir_pattern_ignores_files_below(world: World, repo: Path) -> None:
     write(repo / ".gitignore", "# build output\nbuild/\n")
     write(repo / "AGENTS.md", "root")

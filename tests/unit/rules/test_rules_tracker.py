@@ -59,7 +59,8 @@ def test_seeded_chain_and_initial_files_are_not_reported(world: World, repo: Pat
     write(repo / "a" / "AGENTS.md", "a")
     write(repo / "a" / "b" / "AGENTS.md", "b")
     tracker = _tracker(world, repo / "a")
-    assert tracker.check_path(str(repo / "a" / "b" / "c.py")) == [str(repo / "a" / "b" / "AGENTS.md")]
+    found = tracker.check_path(str(repo / "a" / "b" / "c.py"))
+    assert found == [str(repo / "a" / "b" / "AGENTS.md")]
     tracker.on_compaction()
     # After compaction the chain directories are unchecked again, but the initial files
     # stay known and are still never reported.
