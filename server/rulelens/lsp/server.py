@@ -353,6 +353,9 @@ def create_server(environ: Mapping[str, str] | None = None,
     def show_chain(ls: RuleLensServer, *args: Any) -> dict[str, Any] | None:
         return _chain_payload(s, args[0] if args and isinstance(args[0], str) else None)
 
+    from rulelens.lsp import memory
+
+    memory.register(server)
     return server
 
 
