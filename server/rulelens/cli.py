@@ -23,9 +23,15 @@ class UsageError(Exception):
 
 def chain_for_path(path: str, env: AgentEnvironment | None = None) -> Chain:
     """PATH is a file or directory; the working directory is PATH or its parent."""
-    if not os.path.lexists(path):
-        raise UsageError(f"{path}: no such file or directory")
-    absolute = os.path.abspath(path)
+    try:
+        os.lstat(path)
+        absolute = os.path.abspath(path)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise UsageError(f"{path!r}: not a valid path") from None
     cwd = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
     return Resolver(env or AgentEnvironment.from_env()).resolve(cwd)
 
@@ -50,7 +56,8 @@ def _size(n: int) -> str:
 def format_chain(chain: Chain) -> str:
     """The human table: load order, then every file that does not load and why."""
     base = chain.git_root or chain.cwd
-    out = [f"cwd:      {chain.cwd}", f"git root: {chain.git_root or '(none: not in a git repository)'}", ""]
+    root = chain.git_root or "(none: not in a git repository)"
+    out = [f"cwd:      {chain.cwd}", f"git root: {root}", ""]
     if chain.files:
         rows = [("#", "role", "kind", "path", "size", "~tokens")]
         for f in chain.files:
