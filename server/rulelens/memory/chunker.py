@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from blake3 import blake3
 
-from rulelens.rusttext import byte_len, lines, trim, trim_start
+from rulelens.rusttext import WHITE_SPACE, byte_len, lines, trim, trim_start
 
 #: The agent's ``[memory.index]`` defaults.
 DEFAULT_MAX_CHUNK_BYTES = 1600
@@ -49,6 +49,8 @@ def header_level(line: str) -> int | None:
 
     A tab after the hashes does not count; there is no upper bound on the level.
     """
+    if not line or (line[0] != "#" and line[0] not in WHITE_SPACE):
+        return None  # fast path: most lines start with neither "#" nor whitespace
     stripped = trim_start(line)
     if not stripped.startswith("#"):
         return None

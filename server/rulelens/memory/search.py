@@ -390,10 +390,17 @@ def explain_search(index: _Index, query: str, settings: MemorySettings, *,
     keywords = extract_keywords(query)
     qvec, mode, note = query_embedding(embedder, index, query)
 
+    fetched: dict[tuple[object, ...], tuple[Candidates, str | None, Mapping[str, Any]]] = {}
+
     def run(q_keywords: list[str], q_vec: list[float] | None, limit: int, floor: float
             ) -> tuple[list[Result], str | None]:
-        cands, problem = fetch_candidates(index, q_keywords, limit * 3, q_vec)
-        chunks = index.get_chunks({c for c, _ in cands.fts} | {c for c, _ in cands.vec})
+        # The first-turn view usually repeats the agent's candidate fetch: reuse it.
+        key = (tuple(q_keywords), None if q_vec is None else tuple(q_vec), limit)
+        if key not in fetched:
+            cands, problem = fetch_candidates(index, q_keywords, limit * 3, q_vec)
+            chunks = index.get_chunks({c for c, _ in cands.fts} | {c for c, _ in cands.vec})
+            fetched[key] = (cands, problem, chunks)
+        cands, problem, chunks = fetched[key]
         return rank(cands, chunks, search, limit, floor, now), problem
 
     agent, problem = run(keywords, qvec, k, threshold)

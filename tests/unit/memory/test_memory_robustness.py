@@ -65,6 +65,8 @@ def test_huge_and_odd_queries(memhome: MemHome) -> None:
     assert explain_search(idx, "c++ notes", MemorySettings()).results
 
 
+FILES = 500
+
 INDEXER = r"""
 import sys
 from rulelens.memory.index import MemoryIndex
@@ -81,14 +83,25 @@ print("finished", flush=True)
 
 def test_kill_9_mid_index_leaves_a_repairable_index(memhome: MemHome) -> None:
     body = "".join(f"## Section {i}\n\n" + f"word{i} " * 60 + "\n\n" for i in range(60))
-    for i in range(300):
+    for i in range(FILES):
         memhome.write(f"ws/sessions/2026-02-{i:03d}-s.md", f"# Session {i}\n\n" + body)
     path = index_path_for(memhome.location())
     proc = subprocess.Popen([sys.executable, "-c", INDEXER, memhome.repo, memhome.grok_home, path],
                             stdout=subprocess.PIPE, text=True, env=memhome.env)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "started"
-    time.sleep(0.05)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # kill right after the first batch commits
+        try:
+            probe = apsw.Connection(path, flags=apsw.SQLITE_OPEN_READONLY)
+            probe.set_busy_timeout(1000)
+            committed = probe.execute("SELECT count(*) FROM chunks").fetchall()[0][0]
+            probe.close()
+        except apsw.Error:
+            committed = 0
+        if committed:
+            break
+        time.sleep(0.01)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
@@ -97,12 +110,12 @@ def test_kill_9_mid_index_leaves_a_repairable_index(memhome: MemHome) -> None:
     partial = conn.execute("SELECT count(*) FROM chunks").fetchall()[0][0]
     conn.close()
     per_file = len(chunk_markdown("# Session 0\n\n" + body))
-    assert 0 < partial < 300 * per_file, "kill landed outside the indexing run"
+    assert 0 < partial < FILES * per_file, "kill landed outside the indexing run"
     with MemoryIndex.open(path) as idx:
         report = idx.sync(memhome.location())
         assert idx.rebuilt is None and report.reindexed
-        assert idx.stats()["chunks"] == 300 * per_file
+        assert idx.stats()["chunks"] == FILES * per_file
         fts = idx.conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'word7'"
                                ).fetchall()[0][0]
-        assert fts == 300
+        assert fts == FILES
         assert idx.sync(memhome.location()).reindexed == ()
