@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from rulelens.lint.chainindex import ChainIndex, index_for
 from rulelens.lint.config import LintConfig
 from rulelens.lint.document import Document
 from rulelens.lint.model import Finding, Fix, Range, Related
@@ -51,20 +52,25 @@ class Context:
         return os.path.abspath(path) == self.doc.path or canonical(path) == self.canonical_path
 
     @cached_property
-    def skip_records(self) -> tuple[Skipped, ...]:
+    def index(self) -> ChainIndex | None:
         if self.chain is None:
+            return None
+        return index_for(self.chain, self.config.thresholds.duplicate_min_chars)
+
+    @cached_property
+    def skip_records(self) -> tuple[Skipped, ...]:
+        if self.index is None:
             return ()
         name = os.path.basename(self.doc.path)
-        return tuple(s for s in self.chain.skipped
-                     if os.path.basename(s.path) == name and self._same(s.path))
+        return tuple(s for s in self.index.skipped_by_name.get(name, ()) if self._same(s.path))
 
     @cached_property
     def chain_entry(self) -> RuleFile | None:
-        if self.chain is None:
+        if self.index is None:
             return None
         name = os.path.basename(self.doc.path)
-        for f in self.chain.files:
-            if f.name == name and self._same(f.path):
+        for f in self.index.files_by_name.get(name, ()):
+            if self._same(f.path):
                 return f
         return None
 

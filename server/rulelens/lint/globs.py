@@ -18,7 +18,7 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rulelens.rules.gitignore import GitIgnore
@@ -153,6 +153,7 @@ class _Listing:
     names: frozenset[str]
     complete: bool
     at: float
+    memo: dict[str, bool | None] = field(default_factory=dict)
 
 
 class Workspace:
@@ -184,15 +185,21 @@ class Workspace:
     def matches_any(self, root: str, pattern: str, max_files: int) -> bool | None:
         """Whether ``pattern`` matches a file (or directory) under ``root``; ``None`` = unknown."""
         listing = self.listing(root, max_files)
-        rx = compile_glob(pattern)
-        for rel in listing.paths:
-            if rx.match(rel):
-                return True
-        if "/" not in pattern.strip().strip("/"):
-            base = rx
-            if any(base.match(n) for n in listing.names):
-                return True
-        return False if listing.complete else None
+        if pattern in listing.memo:
+            return listing.memo[pattern]
+        found = _matches(listing, pattern)
+        listing.memo[pattern] = found
+        return found
+
+
+def _matches(listing: _Listing, pattern: str) -> bool | None:
+    rx = compile_glob(pattern)
+    for rel in listing.paths:
+        if rx.match(rel):
+            return True
+    if "/" not in pattern.strip().strip("/") and any(rx.match(n) for n in listing.names):
+        return True
+    return False if listing.complete else None
 
 
 def _walk(root: str, max_files: int) -> _Listing:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 
 from rulelens.lint.context import Context
-from rulelens.lint.markdown import Scan, scan, scan_text
+from rulelens.lint.markdown import Scan, scan
 from rulelens.lint.model import Range, Related
 from rulelens.rules.model import RuleFile
 from rulelens.rusttext import WHITE_SPACE
@@ -29,21 +30,20 @@ def run(ctx: Context) -> None:
     if doc.fmt.kind == "other":
         return
     start = doc.body_line
-    body_scan = scan(doc.lines, start)
     _tags(ctx, start)
+    entry = ctx.chain_entry
+    compare = entry is not None and ctx.index is not None and entry.precedence > 1
+    if not compare and "```" not in doc.text and "~~~" not in doc.text:
+        return  # nothing below needs the Markdown structure
+    body_scan = scan(doc.text, start)
     if body_scan.unclosed_fence is not None:
         line, col, fence = body_scan.unclosed_fence
         ctx.emit("RL404", f"This {fence} fence is never closed: everything after it is code"
                  " to the model, and Claude ignores `@imports` after it.",
                  Range.of(line, col, line, col + len(fence)))
-    entry = ctx.chain_entry
-    if entry is None or ctx.chain is None:
-        return
-    earlier = [f for f in ctx.chain.files if f.precedence < entry.precedence]
-    if not earlier:
-        return
-    _duplicates(ctx, body_scan, earlier)
-    _headings(ctx, body_scan, entry, earlier)
+    if compare and entry is not None:
+        _duplicates(ctx, body_scan, entry)
+        _headings(ctx, body_scan, entry)
 
 
 def _tags(ctx: Context, start_line: int) -> None:
@@ -64,42 +64,50 @@ def _tags(ctx: Context, start_line: int) -> None:
             return
 
 
-def _disk_line(path: str, needle: str) -> int:
-    """Line of ``needle`` in the file on disk (chain content may be frontmatter-stripped)."""
+@lru_cache(maxsize=256)
+def _disk_lines(path: str, size: int, mtime: int) -> tuple[dict[str, int], dict[str, int]]:
+    """Stripped line → first line number, and heading key → line, of a file on disk.
+
+    Chain content of rule files is frontmatter-stripped, so related locations are looked up
+    in the file itself; keyed by size and mtime so an edited file is read again.
+    """
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            for i, line in enumerate(fh):
-                if line.strip() == needle:
-                    return i
+            text = fh.read()
     except OSError:
-        pass
-    return 0
+        return {}, {}
+    first: dict[str, int] = {}
+    for i, line in enumerate(text.split("\n")):
+        first.setdefault(" ".join(line.split()), i)
+    heads: dict[str, int] = {}
+    for h in scan(text).headings:
+        heads.setdefault(h.key, h.line)
+    return first, heads
 
 
-def _first_line(key: str) -> str:
-    return key.split("\n", 1)[0]
+def _lookup(path: str) -> tuple[dict[str, int], dict[str, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}, {}
+    return _disk_lines(path, st.st_size, st.st_mtime_ns)
 
 
-def _duplicates(ctx: Context, body: Scan, earlier: list[RuleFile]) -> None:
+def _duplicates(ctx: Context, body: Scan, entry: RuleFile) -> None:
+    assert ctx.index is not None
     min_chars = ctx.config.thresholds.duplicate_min_chars
-    seen: dict[str, RuleFile] = {}
-    for f in earlier:
-        for p in scan_text(f.content).paragraphs:
-            if len(p.key) >= min_chars:
-                seen.setdefault(p.key, f)
     count = 0
     for p in body.paragraphs:
         if len(p.key) < min_chars:
             continue
-        other = seen.get(p.key)
-        if other is None:
+        other = ctx.index.first_with_paragraph(p.key)
+        if other is None or other.precedence >= entry.precedence:
             continue
-        first = _first_line(p.key)
-        line = _disk_line(other.path, first)
-        rel = ctx.rel(other.path)
-        ctx.emit("RL402", f"This paragraph also appears in {rel} (line {line + 1}), which loads"
-                 " earlier in the same chain: the agent reads it twice.",
-                 Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
+        first = " ".join(ctx.doc.lines[p.line].split())
+        line = _lookup(other.path)[0].get(first, 0)
+        ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
+                 f" {line + 1}), which loads earlier in the same chain: the agent reads it"
+                 " twice.", Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
                  related=[Related(other.path, Range.of(line, 0, line, len(first)),
                                   "first copy")])
         count += 1
@@ -107,46 +115,21 @@ def _duplicates(ctx: Context, body: Scan, earlier: list[RuleFile]) -> None:
             return
 
 
-def _is_ancestor(shallow: str, deep: str) -> bool:
-    s = os.path.normpath(shallow)
-    d = os.path.normpath(deep)
-    return d != s and d.startswith(s.rstrip(os.sep) + os.sep)
-
-
-def _headings(ctx: Context, body: Scan, entry: RuleFile, earlier: list[RuleFile]) -> None:
-    shallower = [f for f in earlier if (f.role == "home" and entry.role == "project")
-                 or _is_ancestor(f.root, entry.root)]
-    if not shallower:
-        return
-    seen: dict[str, tuple[RuleFile, str]] = {}
-    for f in shallower:
-        for h in scan_text(f.content).headings:
-            seen.setdefault(h.key, (f, h.text))
+def _headings(ctx: Context, body: Scan, entry: RuleFile) -> None:
+    assert ctx.index is not None
     count = 0
     for h in body.headings:
-        hit = seen.get(h.key)
+        hit = ctx.index.shallower_heading(h.key, entry)
         if hit is None:
             continue
         other, text = hit
-        rel = ctx.rel(other.path)
-        line = _disk_line_heading(other.path, h.key)
-        ctx.emit("RL403", f"Section \"{h.text}\" also appears in {rel}, which is closer to the"
-                 " root: this deeper file wins on conflicts, so this section likely overrides"
-                 " or repeats it.", Range.of(h.line, h.start, h.line, h.end),
+        line = _lookup(other.path)[1].get(h.key, 0)
+        ctx.emit("RL403", f"Section \"{h.text}\" also appears in {ctx.rel(other.path)},"
+                 " which is closer to the root: this deeper file wins on conflicts, so this"
+                 " section likely overrides or repeats it.",
+                 Range.of(h.line, h.start, h.line, h.end),
                  related=[Related(other.path, Range.of(line, 0, line, len(text) + 2),
                                   "shallower section")])
         count += 1
         if count >= _MAX_PER_CHECK:
             return
-
-
-def _disk_line_heading(path: str, key: str) -> int:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().split("\n")
-    except OSError:
-        return 0
-    for h in scan(lines).headings:
-        if h.key == key:
-            return h.line
-    return 0

@@ -1,0 +1,185 @@
+"""Benchmark: lint 1,000 instruction files of mixed sizes, cold, against read + YAML parse.
+
+Builds (in a temp dir) a real git repository with 1,000 instruction files: AGENTS.md and
+CLAUDE.md in nested packages, `.grok/rules`, `.claude/rules` (with `paths` frontmatter),
+`.cursor/rules/*.mdc`, `.github/instructions`; 70 % small (0.2-2 KB), 25 % medium
+(2-20 KB), 5 % large (50-200 KB). Then, in the same run and on a warm page cache:
+
+* ``baseline``  read each file, decode UTF-8, split frontmatter, ``yaml.compose`` + construct
+                it with the same (libyaml) loader the linter uses - the floor;
+* ``lint``      the real CLI path per file: a fresh Resolver and emptied lint caches per
+                round ("cold": no chain, listing, glob or scan cache survives), chain
+                resolution, read, ``lint_document`` with every check on.
+
+Each is run ``--rounds`` times; the best round of each is reported with files/s and the
+lint/baseline ratio. Targets: > 1,000 files/s, ratio <= 3.
+
+    .venv/bin/python bench/lint.py [--files 1000] [--rounds 3] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+from rulelens.lint import lint_document
+from rulelens.lint.config import DEFAULT
+from rulelens.lint.engine import chain_dir
+from rulelens.lint.globs import WORKSPACE, compile_glob
+from rulelens.lint.markdown import scan_text
+from rulelens.lint.yamlbound import _Loader
+from rulelens.rules import AgentEnvironment, Resolver
+from rulelens.rules.frontmatter import split
+
+WORDS = ("always run the tests before committing; prefer small functions; use type hints;"
+         " never log secrets; keep modules small and name things after the domain;"
+         " document why, not what; review your own diff first").split()
+
+
+def _body(rng: random.Random, size: int) -> str:
+    out: list[str] = []
+    n = 0
+    section = 0
+    while n < size:
+        if rng.random() < 0.15:
+            section += 1
+            line = f"\n## Section {section}\n"
+        else:
+            line = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 16))) + ".\n"
+        out.append(line)
+        n += len(line)
+    return "".join(out)
+
+
+def _size(rng: random.Random) -> int:
+    r = rng.random()
+    if r < 0.70:
+        return rng.randint(200, 2_000)
+    if r < 0.95:
+        return rng.randint(2_000, 20_000)
+    return rng.randint(50_000, 200_000)
+
+
+def build(dest: str, total: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    repo = os.path.join(dest, "repo")
+    os.makedirs(os.path.join(dest, "home", ".grok"))
+    os.makedirs(repo)
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    with open(os.path.join(repo, ".gitignore"), "w") as fh:
+        fh.write("node_modules/\nbuild/\n*.log\n")
+    files: list[str] = []
+
+    def write(rel: str, text: str) -> None:
+        path = os.path.join(repo, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        files.append(path)
+
+    n_pkgs = total // 10
+    for i in range(n_pkgs):
+        pkg = f"packages/p{i // 10}/m{i}"
+        write(f"{pkg}/src/main.py", "print('x')\n")
+        files.pop()  # source files are not instruction files
+        write(f"{pkg}/AGENTS.md", f"# Package {i}\n\n" + _body(rng, _size(rng)))
+        write(f"{pkg}/CLAUDE.md", f"# Claude notes {i}\n\n" + _body(rng, _size(rng)))
+    kinds = (".grok/rules/r{}.md", ".claude/rules/c{}.md", ".cursor/rules/k{}.mdc",
+             ".github/instructions/g{}.instructions.md")
+    i = 0
+    while len(files) < total:
+        kind = kinds[i % len(kinds)]
+        rel = kind.format(i)
+        m = i % n_pkgs
+        if kind.startswith(".claude"):
+            fm = f'---\npaths:\n  - "packages/p{m // 10}/m{m}/**"\n  - "**/*.py"\n---\n'
+        elif kind.startswith(".cursor"):
+            fm = f"---\ndescription: module {m}\nglobs: packages/p{m // 10}/**/*.py\n" \
+                 "alwaysApply: false\n---\n"
+        elif kind.startswith(".github"):
+            fm = f'---\napplyTo: "packages/p{m // 10}/**"\n---\n'
+        else:
+            fm = ""
+        write(rel, fm + f"# Rule {i}\n\n" + _body(rng, _size(rng)))
+        i += 1
+    return files
+
+
+def baseline(files: list[str]) -> float:
+    start = time.perf_counter()
+    for path in files:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8")
+        fm = split(text)
+        if fm is not None and fm.end_line is not None:
+            node = yaml.compose(fm.yaml_text, Loader=_Loader)
+            if node is not None:
+                yaml.constructor.SafeConstructor().construct_document(node)
+    return time.perf_counter() - start
+
+
+def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, int]:
+    WORKSPACE.invalidate()
+    scan_text.cache_clear()
+    compile_glob.cache_clear()
+    resolver = Resolver(env)
+    findings = 0
+    start = time.perf_counter()
+    for path in files:
+        chain = resolver.resolve(chain_dir(path))
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", "surrogateescape")
+        findings += len(lint_document(path, text, chain, DEFAULT))
+    return time.perf_counter() - start, findings
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--keep", help="build the tree here and keep it")
+    args = ap.parse_args()
+    dest = args.keep or tempfile.mkdtemp(prefix="rulelens-bench-lint-")
+    try:
+        files = build(dest, args.files)
+        home = os.path.join(dest, "home")
+        env = AgentEnvironment.from_env({"HOME": home, "GROK_HOME": os.path.join(home, ".grok"),
+                                         "PATH": os.environ.get("PATH", "")})
+        total_bytes = sum(os.path.getsize(f) for f in files)
+        print(f"{len(files)} files, {total_bytes / 1e6:.1f} MB, yaml loader:"
+              f" {_Loader.__name__}")
+        baseline(files)  # warm the page cache for both measurements
+        base_t: list[float] = []
+        lint_t: list[float] = []
+        findings = 0
+        for _ in range(args.rounds):
+            gc.collect()
+            base_t.append(baseline(files))
+            gc.collect()
+            t, findings = lint_all(files, env)
+            lint_t.append(t)
+        b, lt = min(base_t), min(lint_t)
+        n = len(files)
+        print(f"baseline read+YAML: {b * 1000:8.1f} ms  {n / b:10.0f} files/s")
+        print(f"lint (cold):        {lt * 1000:8.1f} ms  {n / lt:10.0f} files/s"
+              f"  ({findings} findings)")
+        ratio = lt / b
+        print(f"ratio lint/baseline: {ratio:.2f}x  (target <= 3x; > 1,000 files/s:"
+              f" {'yes' if n / lt > 1000 else 'NO'})")
+        return 0
+    finally:
+        if not args.keep:
+            shutil.rmtree(dest, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
