@@ -331,3 +331,19 @@ def test_directory_named_like_a_named_file(world: World, repo: Path, bad: str) -
     chain = world.resolve(repo)
     assert world.paths(chain) == ["repo/AGENT.md"]
     assert world.skipped(chain) == [(f"repo/{bad}", "not-a-file")]
+
+
+def test_real_submodule_stops_the_walk(world: World, repo: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"]
+    lib = git_init(world.base / "lib-origin")
+    write(lib / "AGENTS.md", "library rules")
+    subprocess.run([*git, "-C", str(lib), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(lib), "commit", "-qm", "lib"], check=True)
+    write(repo / "AGENTS.md", "superproject rules")
+    subprocess.run([*git, "-C", str(repo), "submodule", "add", "-q", str(lib), "third_party/lib"],
+                   check=True, capture_output=True)
+    sub = repo / "third_party" / "lib"
+    assert (sub / ".git").is_file()
+    chain = world.resolve(sub)
+    assert chain.git_root == str(sub)
+    assert world.paths(chain) == ["repo/third_party/lib/AGENTS.md"]
