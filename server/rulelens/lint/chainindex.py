@@ -74,7 +74,7 @@ class ChainIndex:
     def skipped_by_name(self) -> dict[str, list[Skipped]]:
         out: dict[str, list[Skipped]] = {}
         for s in self.chain.skipped:
-            out.setdefault(os.path.basename(s.path), []).append(s)
+            out.setdefault(s.path.rpartition(os.sep)[2], []).append(s)
         return out
 
     @cached_property

@@ -40,7 +40,8 @@ def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig)
                      Range.point(0))
             continue
         family.run(ctx)
-    return sorted(ctx.findings, key=lambda f: (f.range.start, f.code))
+    return sorted(ctx.findings, key=lambda f: (f.range.start.line, f.range.start.character,
+                                                f.code))
 
 
 def chain_dir(path: str) -> str:

@@ -3,7 +3,7 @@
 Just enough structure for the content checks, done with a few C-level regex passes over
 the whole text instead of a Python loop per line (linting 1,000 files must stay near the
 cost of reading them). Paragraphs are runs of non-blank, non-heading lines; their key is
-the text with all white space collapsed. Headings inside fenced code are ignored.
+their exact text (trimmed, CR removed), since the check is about *exact* duplicates.
 CommonMark subtleties (setext headings, lazy continuation, HTML blocks) are not modelled:
 they do not change which paragraphs are *exactly* repeated. Cached by content.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
-_HEADING = re.compile(r"^( {0,3})(#{1,6})[ \t]+([^\n]*?)[ \t]*#*[ \t]*\r?$", re.MULTILINE)
+_HEADING = re.compile(r"^( {0,3})(#{1,6})[ \t]+([^\n]*)$", re.MULTILINE)
 _PARA = re.compile(r"(?:^(?! {0,3}#{1,6}[ \t])[^\S\n]*\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
 _SPACES = re.compile(r"\s+")
 
@@ -46,7 +46,8 @@ class Scan:
 
 
 def heading_key(text: str) -> str:
-    return _SPACES.sub(" ", text.strip().lower())
+    key = text.strip().lower()
+    return _SPACES.sub(" ", key) if "  " in key or "\t" in key else key
 
 
 def _fences(text: str, start: int) -> tuple[list[tuple[int, int]], tuple[int, str] | None]:
@@ -78,14 +79,15 @@ def scan(text: str, first_line: int = 0) -> Scan:
                 start = len(text)
                 break
             start = nl + 1
-    line_starts: list[int] | None = None
+    cursor = [0, 0]  # offset, line: positions are asked for in increasing order
 
     def position(offset: int) -> tuple[int, int]:
-        nonlocal line_starts
-        if line_starts is None:
-            line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
-        line = bisect.bisect_right(line_starts, offset) - 1
-        return line, offset - line_starts[line]
+        at, line = cursor
+        if offset < at:
+            at, line = 0, 0
+        line += text.count("\n", at, offset)
+        cursor[0], cursor[1] = offset, line
+        return line, offset - (text.rfind("\n", 0, offset) + 1)
 
     has_fence = "```" in text or "~~~" in text
     ranges, unclosed = _fences(text, start) if has_fence else ([], None)
@@ -102,20 +104,24 @@ def scan(text: str, first_line: int = 0) -> Scan:
                 continue
             line, _ = position(m.start())
             col = len(m.group(1))
-            raw_end = m.end() - (1 if m.group(0).endswith("\r") else 0)
-            headings.append(Heading(heading_key(m.group(3)), m.group(3), line, col,
-                                    col + (raw_end - m.start(2))))
+            raw = m.group(3).rstrip()  # drops a CRLF's \r too
+            end = col + (m.start(3) - m.start(2)) + len(raw)
+            title = raw.rstrip("#").rstrip() if raw.endswith("#") else raw
+            headings.append(Heading(heading_key(title), title, line, col, end))
     paragraphs: list[Paragraph] = []
     line = first_line
     prev = start
     for m in _PARA.finditer(text, start):
         line += text.count("\n", prev, m.start())
-        body = m.group().rstrip("\n")
+        body = m.group().strip()
         end_line = line + body.count("\n")
-        paragraphs.append(Paragraph(" ".join(body.split()), line, end_line))
+        if "\r" in body:
+            body = body.replace("\r", "")
+        paragraphs.append(Paragraph(body, line, end_line))
         prev = m.start()
     fence_info = None
     if unclosed is not None:
+        cursor[0], cursor[1] = 0, 0
         fl, fc = position(unclosed[0])
         fence_info = (fl, fc, unclosed[1])
     return Scan(tuple(paragraphs), tuple(headings), fence_info)
@@ -125,3 +131,14 @@ def scan(text: str, first_line: int = 0) -> Scan:
 def scan_text(text: str) -> Scan:
     """Cached scan of a whole text (chain files are scanned once per content)."""
     return scan(text)
+
+
+def shifted(s: Scan, lines: int) -> Scan:
+    """``s`` with every line number moved down by ``lines``."""
+    if not lines:
+        return s
+    fence = s.unclosed_fence
+    return Scan(
+        tuple(Paragraph(p.key, p.line + lines, p.end_line + lines) for p in s.paragraphs),
+        tuple(Heading(h.key, h.text, h.line + lines, h.start, h.end) for h in s.headings),
+        None if fence is None else (fence[0] + lines, fence[1], fence[2]))

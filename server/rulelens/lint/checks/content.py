@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from rulelens.lint.context import Context
-from rulelens.lint.markdown import Scan, scan
+from rulelens.lint.markdown import Scan, scan, scan_text, shifted
 from rulelens.lint.model import Range, Related
 from rulelens.rules.model import RuleFile
 from rulelens.rusttext import WHITE_SPACE
@@ -35,7 +35,7 @@ def run(ctx: Context) -> None:
     compare = entry is not None and ctx.index is not None and entry.precedence > 1
     if not compare and "```" not in doc.text and "~~~" not in doc.text:
         return  # nothing below needs the Markdown structure
-    body_scan = scan(doc.text, start)
+    body_scan = _body_scan(ctx, start)
     if body_scan.unclosed_fence is not None:
         line, col, fence = body_scan.unclosed_fence
         ctx.emit("RL404", f"This {fence} fence is never closed: everything after it is code"
@@ -44,6 +44,24 @@ def run(ctx: Context) -> None:
     if compare and entry is not None:
         _duplicates(ctx, body_scan, entry)
         _headings(ctx, body_scan, entry)
+
+
+def _body_scan(ctx: Context, start: int) -> Scan:
+    """The document's scan, shared with the chain's scan of the same text when possible.
+
+    A named file is injected verbatim and a rule file's injected content is a suffix of its
+    text, so the chain index has usually scanned the same characters already.
+    """
+    text = ctx.doc.text
+    if start == 0:
+        return scan_text(text)
+    entry = ctx.chain_entry
+    content = entry.content if entry is not None else ""
+    if content and text.endswith(content):
+        offset = len(text) - len(content)
+        if text[offset - 1] == "\n":
+            return shifted(scan_text(content), text.count("\n", 0, offset))
+    return scan(text, start)
 
 
 def _tags(ctx: Context, start_line: int) -> None:
