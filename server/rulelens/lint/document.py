@@ -20,7 +20,7 @@ from rulelens.lint import yamlbound
 from rulelens.lint.config import LintConfig
 from rulelens.lint.formats import FileFormat, classify
 from rulelens.lint.model import Range
-from rulelens.rules.frontmatter import Frontmatter, split
+from rulelens.rules.frontmatter import Frontmatter
 
 _DISABLE = re.compile(r"<!--\s*rulelens-disable\b([^>]*?)-->", re.IGNORECASE)
 _CODE = re.compile(r"RL\d{3}", re.IGNORECASE)
@@ -113,7 +113,7 @@ class Document:
     # -------------------------------------------------------------- frontmatter
     @cached_property
     def frontmatter(self) -> ParsedFrontmatter | None:
-        block = split(self.text[:1_000_000] if len(self.text) > 1_000_000 else self.text)
+        block = _split(self.lines)
         if block is None:
             return None
         if block.end_line is None:
@@ -151,11 +151,18 @@ class Document:
             return 0
         return fm.block.body_line
 
-    @property
-    def body_text(self) -> str:
-        """Text after a closed frontmatter block (rule formats); the whole text otherwise."""
-        first = self.body_line
-        return "\n".join(self.lines[first:]) if first else self.text
+
+
+def _split(lines: tuple[str, ...]) -> Frontmatter | None:
+    """``rules.frontmatter.split`` on already-split lines (no second pass over the text)."""
+    first = lines[0].lstrip("\ufeff").rstrip("\r") if lines else ""
+    if first.rstrip() != "---":
+        return None
+    for i in range(1, len(lines)):
+        line = lines[i]
+        if line[:3] in ("---", "...") and line.rstrip("\r").rstrip() in ("---", "..."):
+            return Frontmatter("\n".join(ln.rstrip("\r") for ln in lines[1:i]), 0, i, i + 1)
+    return Frontmatter("", 0, None, len(lines))  # never parsed: no need to copy the text
 
 
 def _rng(node: yaml.Node, base: int) -> Range:

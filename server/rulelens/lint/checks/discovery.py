@@ -40,16 +40,25 @@ def run(ctx: Context) -> None:
     first = doc.whole()
     for rec in ctx.skip_records:
         _from_record(ctx, rec, first)
-    if not ctx.has("RL202"):
-        bad = _SURROGATE.search(doc.text)
+    if not ctx.has("RL202") and not doc.text.isascii():
+        bad = _first_surrogate(doc.text)
         if bad is not None:
-            line, col = doc.position(bad.start())
+            line, col = doc.position(bad)
             ctx.emit("RL202", f"Not valid UTF-8 (first bad byte on line {line + 1}); Grok drops"
                      " the file silently. Re-save it as UTF-8.",
                      Range.of(line, col, line, col + 1))
     _names(ctx, first)
     _case_twins(ctx, first)
     _empty(ctx, first)
+
+
+def _first_surrogate(text: str) -> int | None:
+    """Index of the first undecodable byte (a surrogate escape), found by the C encoder."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start if _SURROGATE.match(text, exc.start) else None
+    return None
 
 
 def _from_record(ctx: Context, rec: Skipped, first: Range) -> None:
@@ -193,7 +202,7 @@ def _empty(ctx: Context, first: Range) -> None:
     doc = ctx.doc
     if doc.fmt.kind == "other" or ctx.has("RL202"):
         return
-    if doc.body_text.strip():
+    if any(not line.isspace() and line for line in doc.lines[doc.body_line:]):
         return
     what = "only frontmatter" if doc.body_line else "empty"
     ctx.emit("RL211", f"This instruction file is {what}: it tells the agent nothing.", first)
