@@ -34,13 +34,14 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import quote
 
 import apsw
 
-from rulelens.memory.chunker import chunk_hash, chunk_markdown
+from rulelens.memory.chunker import Chunk, chunk_hash, chunk_markdown
 from rulelens.memory.settings import IndexSettings
 from rulelens.memory.workspace import MemoryFile, MemoryLocation
 
@@ -137,6 +138,13 @@ class FileChange:
     added: int = 0
     updated: int = 0
     removed: int = 0
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    path: str
+    stat: os.stat_result
+    chunks: list[tuple[Chunk, str]]
 
 
 @dataclass(frozen=True)
@@ -268,6 +276,10 @@ def _header_problem(path: str) -> str | None:
     return None
 
 
+#: Errors that mean the cache file itself is damaged or foreign (rebuild it).
+_DAMAGE = (apsw.CorruptError, apsw.NotADBError, apsw.SchemaChangeError)
+
+
 def _vec_blob(vector: Sequence[float], dims: int) -> bytes:
     if len(vector) != dims:
         raise ValueError(f"embedder returned {len(vector)} dimensions, expected {dims}")
@@ -286,6 +298,8 @@ class MemoryIndex:
         self.rebuilt: str | None = None
         self.vec_loaded = False
         self._lock = threading.RLock()
+        self._source_rows: dict[tuple[str, ...], dict[int, str]] = {}
+        self._source_rows_version = -1
         self._in_batch = False
         self._batch_rows = 0
         self._batch_since = 0.0
@@ -329,15 +343,17 @@ class MemoryIndex:
                 raise apsw.SchemaChangeError(f"schema {row[0] if row else 'unknown'!r}")
 
     def _open(self) -> apsw.Connection:
+        """Open, check, create. Only real damage moves the file aside: a busy or locked
+        database (another window writing) must never lose its -wal under a live peer."""
         try:
             conn = self._connect()
-        except apsw.Error as exc:
+        except _DAMAGE as exc:
             self._quarantine(f"{type(exc).__name__}: {exc}")
             conn = self._connect()
         try:
             self._check(conn)
             self._create(conn)
-        except apsw.Error as exc:
+        except _DAMAGE as exc:
             conn.close()
             self._quarantine(f"{type(exc).__name__}: {exc}")
             conn = self._connect()
@@ -354,7 +370,8 @@ class MemoryIndex:
             os.replace(self.path, self.path + ".corrupt")
 
     def _create(self, conn: apsw.Connection) -> None:
-        with conn:
+        conn.execute("BEGIN IMMEDIATE")  # not a deferred upgrade: no busy error mid-way
+        try:
             fresh = conn.execute("SELECT 1 FROM sqlite_master WHERE name='chunks_fts'"
                                  ).fetchone() is None
             conn.execute(_SCHEMA)
@@ -368,9 +385,14 @@ class MemoryIndex:
                 conn.execute("DELETE FROM rl_files")  # re-chunk every file on next sync
                 conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('rl_chunking', ?)",
                              (want,))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def rebuild(self, reason: str) -> None:
         with self._lock:
+            self._source_rows.clear()
             self.conn.close()
             self._quarantine(reason)
             self.conn = self._connect()
@@ -463,24 +485,30 @@ class MemoryIndex:
                 reindexed: list[str] = []
                 skipped: list[SkippedFile] = []
                 added = updated = removed = 0
-                total = len(listed)
+                changed: list[MemoryFile] = []
+                for mf in listed:
+                    try:
+                        st = os.stat(mf.path)
+                    except OSError as exc:
+                        skipped.append(SkippedFile(mf.path, f"cannot stat: {exc.strerror}"))
+                        continue
+                    if known.get(mf.path) != (st.st_mtime_ns, st.st_size, mf.source):
+                        changed.append(mf)
+                # Reading and chunking (Python) overlaps with SQLite writing (GIL released).
+                pool = ThreadPoolExecutor(max_workers=1) if len(changed) > 1 else None
+                prepared: Iterator[_Prepared | SkippedFile] = (
+                    pool.map(self._prepare, [mf.path for mf in changed]) if pool
+                    else (self._prepare(mf.path) for mf in changed))
                 batch = self._batch()
                 batch.__enter__()
                 try:
-                    for n, mf in enumerate(listed):
+                    for n, (mf, prep) in enumerate(zip(changed, prepared, strict=True)):
                         if progress:
-                            progress(n, total, os.path.basename(mf.path))
-                        try:
-                            st = os.stat(mf.path)
-                        except OSError as exc:
-                            skipped.append(SkippedFile(mf.path, f"cannot stat: {exc.strerror}"))
+                            progress(n, len(changed), os.path.basename(mf.path))
+                        if isinstance(prep, SkippedFile):
+                            skipped.append(prep)
                             continue
-                        if known.get(mf.path) == (st.st_mtime_ns, st.st_size, mf.source):
-                            continue
-                        result = self._reindex(mf.path, mf.source, agent)
-                        if isinstance(result, SkippedFile):
-                            skipped.append(result)
-                            continue
+                        result = self._apply(prep, mf.source, agent)
                         reindexed.append(mf.path)
                         added += result.added
                         updated += result.updated
@@ -489,6 +517,9 @@ class MemoryIndex:
                 except BaseException as exc:
                     batch.__exit__(type(exc), exc, exc.__traceback__)
                     raise
+                finally:
+                    if pool:
+                        pool.shutdown(wait=True, cancel_futures=True)
                 batch.__exit__(None, None, None)
                 wanted = {mf.path for mf in listed}
                 indexed = {r[0] for r in self.conn.execute("SELECT DISTINCT path FROM chunks")}
@@ -497,11 +528,14 @@ class MemoryIndex:
                     removed += self.delete_path(path)
                 carried = self._carry_over(agent)
                 if progress:
-                    progress(total, total, "done")
+                    progress(len(changed), len(changed), "done")
             finally:
                 agent.close()
-            with self._write() as conn:
-                self._set_meta(conn, "rl_last_sync", str(int(self.clock())))
+            now = int(self.clock())
+            last = self.meta("rl_last_sync")
+            if reindexed or gone or carried or not last or now - int(last) >= 60:
+                with self._write() as conn:
+                    self._set_meta(conn, "rl_last_sync", str(now))
             return SyncReport(len(listed), tuple(reindexed), added, updated, removed,
                               tuple(gone), tuple(skipped), carried, self.rebuilt,
                               time.perf_counter() - started)
@@ -514,6 +548,13 @@ class MemoryIndex:
 
     def _reindex(self, path: str, source: str, agent: AgentIndex | None
                  ) -> FileChange | SkippedFile:
+        prepared = self._prepare(path)
+        if isinstance(prepared, SkippedFile):
+            return prepared
+        return self._apply(prepared, source, agent)
+
+    def _prepare(self, path: str) -> _Prepared | SkippedFile:
+        """Read, decode, chunk and hash one file: no database access, safe in a thread."""
         try:
             with open(path, "rb") as fh:
                 st = os.fstat(fh.fileno())
@@ -528,7 +569,12 @@ class MemoryIndex:
                                      " the agent skips it too")
         chunks = chunk_markdown(content, self.chunking.max_chunk_chars,
                                 self.chunking.chunk_overlap_chars)
+        return _Prepared(path, st, [(c, chunk_hash(c.text)) for c in chunks])
+
+    def _apply(self, prepared: _Prepared, source: str, agent: AgentIndex | None) -> FileChange:
+        path, st = prepared.path, prepared.stat
         now = int(self.clock())
+        self._source_rows.clear()
         carried = agent.rows_for(path) if agent is not None else {}
         with self._write() as conn:
             row = conn.execute("SELECT mtime_ns, size, source FROM rl_files WHERE path=?",
@@ -542,10 +588,9 @@ class MemoryIndex:
             fts_delete: list[tuple[int, str]] = []
             vec_delete: list[tuple[str]] = []
             seen: set[str] = set()
-            for i, chunk in enumerate(chunks):
+            for i, (chunk, digest) in enumerate(prepared.chunks):
                 cid = f"{path}:{i}"
                 seen.add(cid)
-                digest = chunk_hash(chunk.text)
                 old = existing.get(cid)
                 if old is None:
                     a = carried.get(cid)
@@ -587,6 +632,7 @@ class MemoryIndex:
     def delete_path(self, path: str) -> int:
         """``delete_path``: every row for that path string; idempotent."""
         with self._lock, self._write() as conn:
+            self._source_rows.clear()
             rows = list(conn.execute("SELECT rowid, id, text FROM chunks WHERE path=?", (path,)))
             if rows:
                 conn.executemany("INSERT INTO chunks_fts(chunks_fts, rowid, text)"
@@ -608,6 +654,7 @@ class MemoryIndex:
         rows = [(a.created_at, a.access_count, a.last_accessed, a.source, cid,
                  a.created_at, a.access_count, a.last_accessed, a.source)
                 for cid, a in agent.all_rows()]
+        self._source_rows.clear()
         with self._write() as conn:
             before = conn.total_changes()
             conn.executemany(
@@ -636,14 +683,43 @@ class MemoryIndex:
                         "SELECT rowid, id FROM chunks WHERE rowid IN (SELECT value FROM"
                         " json_each(?))", ("[" + ",".join(str(h[0]) for h in hits) + "]",)))
                     return [(ids[r], float(rank)) for r, rank in hits if r in ids]
-                src = list(sources)
-                marks = ",".join("?" * len(src))
-                return [(r[0], float(r[1])) for r in self.conn.execute(
-                    "SELECT c.id, f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid"
-                    f" WHERE chunks_fts MATCH ? AND c.source IN ({marks})"
-                    " ORDER BY f.rank LIMIT ?", (match, *src, limit))]
+                wanted = self._rowids_of_sources(tuple(sorted(set(sources))))
+                if not wanted:
+                    return []
+                # Same rows and ranks as joining chunks on source (the agent's query), but
+                # reading ``source`` behind each row's large ``text`` was 5x the FTS cost.
+                out: list[tuple[str, float]] = []
+                for rowid, rank in self.conn.execute(
+                        "SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ?"
+                        " AND rowid BETWEEN ? AND ? ORDER BY rank",
+                        (match, min(wanted), max(wanted))):
+                    if rowid in wanted:
+                        out.append((wanted[rowid], float(rank)))
+                        if len(out) >= limit:
+                            break
+                return out
             except apsw.SQLError:
                 return []
+
+    def _rowids_of_sources(self, sources: tuple[str, ...]) -> dict[int, str]:
+        """rowid -> id of the chunks with these sources, cached until the next write.
+
+        Found through the files we classified as global/workspace, then checked against
+        the row's own label (which may be the agent's ``dream``).
+        """
+        version = self.conn.execute("PRAGMA data_version").fetchall()[0][0]
+        if self._source_rows_version != version:  # another connection committed
+            self._source_rows.clear()
+            self._source_rows_version = int(str(version))
+        cached = self._source_rows.get(sources)
+        if cached is not None:
+            return cached
+        rows = {r[0]: r[1] for r in self.conn.execute(
+            "SELECT rowid, id, source FROM chunks WHERE path IN"
+            " (SELECT path FROM rl_files WHERE source IN ('global', 'workspace'))"
+            " OR path NOT IN (SELECT path FROM rl_files)") if r[2] in sources}
+        self._source_rows[sources] = rows
+        return rows
 
     def get_chunks(self, ids: Iterable[str]) -> dict[str, IndexedChunk]:
         wanted = list(ids)

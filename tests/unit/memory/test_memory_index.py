@@ -222,3 +222,27 @@ def test_chunk_settings_change_rechunks(memhome: MemHome) -> None:
     with MemoryIndex.open(path, IndexSettings(100_000, 0)) as idx:
         report = idx.sync(memhome.location())
         assert report.reindexed and idx.stats()["chunks"] != n
+
+
+def test_evergreen_supplement_matches_the_agents_join(memhome: MemHome) -> None:
+    memhome.write("MEMORY.md", "# G\n\n" + "".join(f"## G{i}\n\nalpha beta {i}\n\n"
+                                                  for i in range(80)))
+    memhome.write("ws/MEMORY.md", "## W\n\nalpha gamma\n")
+    for i in range(20):
+        memhome.write(f"ws/sessions/2026-01-{i:02d}-s.md", "## S\n\nalpha alpha beta\n")
+    with open_index(memhome) as idx, open_index(memhome) as other:
+        idx.sync(memhome.location())
+
+        def join(match: str) -> list[tuple[str, float]]:
+            return [(r[0], float(r[1])) for r in idx.conn.execute(
+                "SELECT c.id, f.rank FROM chunks_fts f JOIN chunks c ON c.rowid = f.rowid"
+                " WHERE chunks_fts MATCH ? AND c.source IN ('global', 'workspace')"
+                " ORDER BY f.rank LIMIT 18", (match,))]
+
+        for match in ("alpha", "beta", "gamma OR beta", "alpha OR nothing"):
+            assert idx.search_fts(match, 18, ("global", "workspace")) == join(match)
+        # Another window rewrites the workspace file: our cached rowids must not go stale.
+        memhome.write("ws/MEMORY.md", "## W2\n\nalpha delta\n")
+        other.sync(memhome.location())
+        assert [c for c, _ in idx.search_fts("delta", 18, ("global", "workspace"))] == [
+            f"{memhome.location().workspace_memory}:0"]
