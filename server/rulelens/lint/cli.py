@@ -10,9 +10,11 @@ that change which agents read a file) are never applied from the command line.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from rulelens.lint import output
@@ -94,6 +96,23 @@ class Linter:
         return current, notes
 
 
+@contextlib.contextmanager
+def batch_gc() -> Iterator[None]:
+    """Fewer garbage collections while linting a tree.
+
+    A run builds many small objects that live until the end (chains, scans, findings);
+    with the default gen-0 threshold of 700 the collector walks them again and again (a
+    quarter of the run time on 1,000 files). Reference counting still frees everything
+    else immediately; the old thresholds are restored afterwards.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(50_000, 20, 20)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def collect(paths: Iterable[str], env: AgentEnvironment) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
@@ -111,6 +130,11 @@ def collect(paths: Iterable[str], env: AgentEnvironment) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    with batch_gc():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not os.path.lexists(p)]
     if missing:
         print(f"rulelens: error: {missing[0]}: no such file or directory", file=sys.stderr)

@@ -14,6 +14,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
 _HEADING = re.compile(r"^( {0,3})(#{1,6})[ \t]+([^\n]*)$", re.MULTILINE)
@@ -21,15 +22,15 @@ _PARA = re.compile(r"(?:^(?! {0,3}#{1,6}[ \t])[^\S\n]*\S[^\n]*(?:\n|\Z))+", re.M
 _SPACES = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class Paragraph:
+class Paragraph(NamedTuple):
+    """Immutable like the other values; a NamedTuple because files have thousands."""
+
     key: str
     line: int
     end_line: int
 
 
-@dataclass(frozen=True)
-class Heading:
+class Heading(NamedTuple):
     key: str
     text: str
     line: int
