@@ -42,6 +42,8 @@ class Thresholds:
     windsurf_max_chars: int = 12_000
     #: Copilot code review reads the first 4,000 characters.
     copilot_review_chars: int = 4_000
+    #: agentdiet's default always-on budget (estimated tokens, chars/4); 0 disables RL308.
+    always_on_max_tokens: int = 1_500
     #: Parser guards for frontmatter (not agent limits): bytes, nesting depth, expanded nodes.
     max_frontmatter_bytes: int = 64 * 1024
     max_yaml_depth: int = 50

@@ -244,6 +244,15 @@ CHECKS: tuple[Check, ...] = (
        " the rest is invisible to review (the coding agent reads all of it). Threshold:"
        " `copilot_review_chars`.",
        ("docs.github.com code review custom instructions", "agnix COP-006"), False),
+    _c("RL308", "always-on-token-budget", "size", "info",
+       "Grok chain crosses the always-on token budget (estimate)",
+       "Every file of a Grok chain is injected into every conversation started in that"
+       " directory. This reports the file at which the chain's estimated tokens (characters/4,"
+       " the estimate used by agnix, AgentLint and Agent Rules Lens) cross"
+       " `always_on_max_tokens`; agentdiet's default budget is 1,500 always-on tokens. An"
+       " estimate, hence info.",
+       ("agentdiet default budget (1,500 always-on tokens)", "agnix / AgentLint chars/4"
+        " estimate"), False),
     _c("RL307", "content-checks-skipped", "size", "info",
        "File too large for content checks",
        "Above `max_lint_bytes` the linter reports size findings only, so a 50 MB file is"

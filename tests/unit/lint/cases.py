@@ -138,6 +138,11 @@ CASES: list[Case] = [
     Case("RL306", {".github/copilot-instructions.md": ("Use hints. " * 500)},
          ".github/copilot-instructions.md", {".github/copilot-instructions.md": "Use hints.\n"},
          says="4000"),
+    Case("RL308", {"AGENTS.md": "# Root\n\n" + "Small rules. " * 100,
+                   "src/AGENTS.md": "# Src\n\n" + "More rules. " * 100},
+         "src/AGENTS.md", {"AGENTS.md": "# Root\n\n" + "Small rules. " * 100,
+                           "src/AGENTS.md": "# Src\n\nShort.\n"},
+         thresholds={"always_on_max_tokens": 400}, says="crosses the 400-token"),
     Case("RL307", {"AGENTS.md": "word " * 400}, "AGENTS.md", {"AGENTS.md": "word " * 100},
          thresholds={"max_lint_bytes": 1000}, says="content checks"),
     # --------------------------------------------------------------- content

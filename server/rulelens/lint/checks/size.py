@@ -14,7 +14,7 @@ from rulelens.lint.context import Context
 from rulelens.lint.formats import CLAUDE_NAMED
 from rulelens.lint.model import Range, Related
 
-CODES = ("RL301", "RL302", "RL303", "RL304", "RL305", "RL306")
+CODES = ("RL301", "RL302", "RL303", "RL304", "RL305", "RL306", "RL308")
 
 _HTML_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*\r?$\n?", re.DOTALL | re.MULTILINE)
 
@@ -55,11 +55,31 @@ def run(ctx: Context) -> None:
         ctx.emit("RL305", f"{len(text)} characters; Windsurf reads the first"
                  f" {t.windsurf_max_chars} of a workspace rule. The rest starts here.",
                  Range.of(line, col, line, doc.line_length(line)))
+    _always_on(ctx)
     if kind in ("copilot-instructions", "copilot-repo") and len(text) > t.copilot_review_chars:
         line, col = doc.position(t.copilot_review_chars)
         ctx.emit("RL306", f"{len(text)} characters; Copilot code review reads only the first"
                  f" {t.copilot_review_chars}, so it never sees the text from here on.",
                  Range.of(line, col, line, doc.line_length(line)))
+
+
+def _always_on(ctx: Context) -> None:
+    """RL308 on the file at which the chain's estimated tokens cross the budget."""
+    budget = ctx.config.thresholds.always_on_max_tokens
+    entry = ctx.chain_entry
+    if budget <= 0 or entry is None or ctx.chain is None:
+        return
+    total = 0
+    for f in ctx.chain.files:
+        before = total
+        total += f.tokens
+        if f is entry:
+            if before <= budget < total:
+                ctx.emit("RL308", f"The Grok chain reaches ~{ctx.chain.total_tokens} tokens"
+                         f" (estimate) in {len(ctx.chain.files)} file(s); it crosses the"
+                         f" {budget}-token always-on budget here (~{before} before this file,"
+                         f" ~{f.tokens} in it).", ctx.doc.whole())
+            return
 
 
 def _count_without_comments(text: str) -> int:
