@@ -186,10 +186,13 @@ def driven(workbench: dict[str, Any]) -> dict[str, Any]:
                          timeout=300)
     print(run.stdout)
     result: dict[str, Any] = json.loads(result_out.read_text()) if result_out.exists() else {}
-    assert run.returncode == 0 and result.get("ok"), f"driver failed:\n{run.stdout}\n{run.stderr}"
     result["driver_wall_s"] = round(time.monotonic() - t, 1)
     result["install_s"] = round(workbench["install_s"], 1)
     (ARTIFACTS / "vscode-e2e.json").write_text(json.dumps(result, indent=2))
+    logs = sorted((workbench["tmp"] / "cs" / "user" / "logs").rglob("RuleLens.log"))
+    if logs:
+        shutil.copy(logs[-1], ARTIFACTS / "vscode-rulelens.log")
+    assert run.returncode == 0 and result.get("ok"), f"driver failed:\n{run.stdout}\n{run.stderr}"
     return result
 
 
@@ -236,6 +239,19 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
     assert "MEMORY.md" in driven["memoryOpenedTab"]
     assert driven["memorySelectionShown"], "the chunk's lines were not selected"
     assert Path(ARTIFACTS / "vscode-memory-search.png").stat().st_size > 10_000
+
+
+def test_settings_changes_reach_the_server(driven: dict[str, Any]) -> None:
+    rows = driven["agentCwdChangedRows"]
+    assert not any("Would only be mentioned by path" in r for r in rows), rows
+    assert any("7. src/app/AGENTS.md" in r for r in rows), rows
+
+
+def test_server_that_cannot_start_gets_one_actionable_message(driven: dict[str, Any]) -> None:
+    assert "/nonexistent/python3" in driven["errorToast"], driven["errorToast"]
+    assert "Open Setting" in driven["errorToast"]
+    assert driven["errorToasts"] == 1, "expected exactly one notification"
+    assert driven["settingOpened"]
 
 
 def test_nothing_written_to_the_real_home(driven: dict[str, Any]) -> None:

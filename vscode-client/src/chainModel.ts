@@ -176,7 +176,12 @@ export function viewMessage(view: ViewState, ctx: PathContext): string | undefin
       return undefined;
     case "loaded": {
       const shown = displayPath(view.file, ctx);
-      if (!view.payload) return `RuleLens has no chain for ${shown}.`;
+      if (!view.payload) {
+        const inside = ctx.roots.some((r) => isInside(view.file, r));
+        return inside
+          ? `RuleLens has no chain for ${shown}.`
+          : `${shown} is outside the workspace folders; RuleLens shows the rules for files inside them.`;
+      }
       if (view.payload.files.length === 0) {
         const skipped = view.payload.skipped.length;
         return (

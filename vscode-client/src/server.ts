@@ -7,6 +7,8 @@
  */
 
 import { spawn } from "node:child_process";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
+import * as path from "node:path";
 import * as vscode from "vscode";
 import {
   CloseAction,
@@ -105,6 +107,12 @@ export class RuleLensServer implements vscode.Disposable {
       return;
     }
     this.log.info(`starting: ${[resolved.command, ...resolved.args].join(" ")} (python from ${resolved.pythonSource})`);
+    if (!findExecutable(resolved.command)) {
+      // Checked before starting: the language client would otherwise add its own second
+      // "couldn't create connection" notification to ours.
+      await this.reportFailure(diagnose(resolved.command, resolved.pythonSource !== "not-used", { spawnErrorCode: "ENOENT" }, ""), `${resolved.command}: not found`);
+      return;
+    }
 
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const serverOptions: ServerOptions = {
@@ -243,4 +251,23 @@ export class RuleLensServer implements vscode.Disposable {
     this.statusEmitter.dispose();
     this.chainChangedEmitter.dispose();
   }
+}
+
+/** The executable a command name resolves to (absolute, relative or on PATH), or undefined. */
+export function findExecutable(command: string, envPath = process.env.PATH ?? ""): string | undefined {
+  const runnable = (p: string) => {
+    try {
+      accessSync(p, fsConstants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes("/") || command.includes(path.sep)) return runnable(command) ? command : undefined;
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, command);
+    if (runnable(candidate)) return candidate;
+  }
+  return undefined;
 }

@@ -61,6 +61,10 @@ describe("chain tree model", () => {
     const onlySkipped = { ...none, skipped: demoChain().skipped };
     expect(viewMessage({ state: "loaded", file: `${REPO}/x.py`, payload: onlySkipped }, CTX)).toMatch(/2 file\(s\) look like rules but are skipped/);
     expect(viewMessage({ state: "loaded", file: `${REPO}/x.py`, payload: demoChain() }, CTX)).toBeUndefined();
+    expect(viewMessage({ state: "loaded", file: `${HOME}/.grok/memory/MEMORY.md`, payload: null }, CTX)).toBe(
+      "~/.grok/memory/MEMORY.md is outside the workspace folders; RuleLens shows the rules for files inside them.",
+    );
+    expect(viewMessage({ state: "loaded", file: `${REPO}/x.py`, payload: null }, CTX)).toBe("RuleLens has no chain for x.py.");
   });
 
   it("words the status bar and view subtitle", () => {

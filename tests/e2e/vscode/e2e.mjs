@@ -45,14 +45,33 @@ const shot = async (name) => {
   return p;
 };
 
-const palette = async (command, rowText) => {
-  await page.keyboard.press("Escape");
-  await page.keyboard.press("F1");
+// The quick input sometimes closes again right after it opens while the workbench settles
+// focus (it goes inert, then hidden), so opening it is retried a few times.
+const withQuickInput = async (open, text, rowText) => {
   const input = page.locator(".quick-input-widget input");
-  await input.waitFor({ state: "visible", timeout: 20000 });
-  await input.fill(">" + command);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: rowText ?? command }).first().waitFor({ timeout: 20000 });
-  await page.keyboard.press("Enter");
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.keyboard.press("Escape");
+      await page.keyboard.press(open);
+      await input.waitFor({ state: "visible", timeout: 5000 });
+      await input.fill(text, { timeout: 5000 });
+      await page.locator(".quick-input-list .monaco-list-row", { hasText: rowText }).first().waitFor({ timeout: 10000 });
+      await page.keyboard.press("Enter");
+      return;
+    } catch (err) {
+      if (attempt >= 4) throw err;
+      await page.waitForTimeout(500);
+    }
+  }
+};
+
+// Run a command from the palette (F1).
+const palette = (command, rowText) => withQuickInput("F1", ">" + command, rowText ?? command);
+
+// Quick Open (Ctrl+P) a file by name, the way a person gets to a nested file.
+const quickOpen = async (name) => {
+  await withQuickInput("Control+P", name, name);
+  await page.locator(".tabs-container .tab.active", { hasText: name }).first().waitFor({ timeout: 20000 });
 };
 
 try {
@@ -62,12 +81,7 @@ try {
 
   // Quick Open the nested file, the way a person gets to it without clicking through folders.
   await page.locator(".explorer-folders-view .monaco-list-row").first().waitFor({ timeout: 60000 });
-  await page.keyboard.press("Control+P");
-  const qo = page.locator(".quick-input-widget input");
-  await qo.waitFor({ state: "visible", timeout: 20000 });
-  await qo.fill(env("DEEP_FILE_NAME"));
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: env("DEEP_FILE_NAME") }).first().waitFor({ timeout: 20000 });
-  await page.keyboard.press("Enter");
+  await quickOpen(env("DEEP_FILE_NAME"));
   await page.locator(".monaco-editor .view-line").first().waitFor({ timeout: 30000 });
   step("editor open");
 
@@ -133,7 +147,7 @@ try {
     const tab = page.locator(".tabs-container .tab.active");
     await tab.waitFor({ timeout: 20000 });
     await page.waitForFunction((name) => document.querySelector(".tabs-container .tab.active")?.textContent?.includes(name), env("MEMORY_OPEN_EXPECT"), { timeout: 20000 });
-    result.memoryOpenedTab = (await tab.innerText()).trim();
+    result.memoryOpenedTab = (await tab.innerText()).replace(/\s+/g, "");
     const sel = await page.locator(".monaco-editor .selected-text").count();
     result.memorySelectionShown = sel > 0;
     step("memory result opened", { tab: result.memoryOpenedTab });
@@ -141,6 +155,41 @@ try {
   } else {
     step("memory search not run: no MEMORY_QUERY");
   }
+
+  // Settings reach the server: start the agent in src/app, and the tracker split disappears
+  // (workspace/didChangeConfiguration -> server recomputes -> rulelens/chainChanged -> refresh).
+  // Change a setting the way a person edits the workspace's .vscode/settings.json.
+  const settingsPath = join(env("DEMO_REPO"), ".vscode", "settings.json");
+  const setSetting = async (id, value) => {
+    mkdirSync(join(env("DEMO_REPO"), ".vscode"), { recursive: true });
+    const current = existsSync(settingsPath) ? JSON.parse(readFileSync(settingsPath, "utf8")) : {};
+    writeFileSync(settingsPath, JSON.stringify({ ...current, [id]: value }, null, 2));
+  };
+  await page.locator(".tabs-container .tab", { hasText: env("DEEP_FILE_NAME") }).first().click();
+  await page.locator(".tabs-container .tab.active", { hasText: env("DEEP_FILE_NAME") }).first().waitFor({ timeout: 20000 });
+  await palette("RuleLens: Show Active Rules", "Show Active Rules");
+  await rows.filter({ hasText: "Would only be mentioned by path" }).first().waitFor({ timeout: 20000 });
+  await setSetting("rulelens.agentCwd", "src/app");
+  await palette("RuleLens: Show Active Rules", "Show Active Rules");
+  await rows.filter({ hasText: "Would only be mentioned by path" }).first().waitFor({ state: "detached", timeout: 30000 });
+  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ timeout: 10000 });
+  result.agentCwdChangedRows = await rows.allInnerTexts();
+  step("agentCwd setting reached the server: tracker group gone");
+
+  // A server that cannot start: one actionable message, a button to the setting.
+  await setSetting("rulelens.server.python", "/nonexistent/python3");
+  const toast = page.locator(".notification-toast", { hasText: "no Python interpreter" }).first();
+  await toast.waitFor({ timeout: 30000 });
+  result.errorToast = (await toast.innerText()).trim();
+  result.errorToasts = await page.locator(".notification-toast").count();
+  await page.locator(".part.sidebar", { hasText: "server is not running" }).first().waitFor({ timeout: 20000 });
+  step("server start failure shown", { toast: result.errorToast.split("\n")[0], toasts: result.errorToasts });
+  await shot("vscode-server-error.png");
+  await toast.locator("a.monaco-button, .monaco-button", { hasText: "Open Setting" }).first().click();
+  await page.locator(".settings-editor").first().waitFor({ timeout: 20000 });
+  await page.locator(".settings-editor .setting-item-contents", { hasText: "interpreter used for" }).first().waitFor({ timeout: 20000 });
+  result.settingOpened = true;
+  step("Open Setting button opened rulelens.server.python");
   result.ok = true;
 } catch (err) {
   result.ok = false;
