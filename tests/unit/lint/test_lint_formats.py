@@ -93,3 +93,8 @@ def test_findings_without_a_chain(repo: Repo) -> None:
     found = lint_document(repo.path(".claude/rules/x.md"), '---\npaths: "src/**"\n---\nx\n',
                           None, DEFAULT)
     assert codes(found) == {"RL104"}
+
+
+def test_directory_named_like_an_instruction_file_is_not_also_empty(repo: Repo) -> None:
+    os.makedirs(repo.path("AGENTS.md"))
+    assert codes(repo.lint("AGENTS.md")) == {"RL204"}

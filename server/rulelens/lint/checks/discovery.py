@@ -200,7 +200,7 @@ def _case_twins(ctx: Context, first: Range) -> None:
 
 def _empty(ctx: Context, first: Range) -> None:
     doc = ctx.doc
-    if doc.fmt.kind == "other" or ctx.has("RL202"):
+    if doc.fmt.kind == "other" or any(ctx.has(c) for c in ("RL202", "RL203", "RL204")):
         return
     if any(not line.isspace() and line for line in doc.lines[doc.body_line:]):
         return
