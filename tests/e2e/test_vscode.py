@@ -231,6 +231,7 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
     pending = driven.get("memoryPending")
     if pending:
         pytest.skip(f"server does not answer rulelens/memorySearch yet: {pending}")
+    assert driven["memoryTyped"] == MEMORY_QUERY
     search = driven["selftest"]["memorySearch"]
     first = search["results"][0]
     assert MEMORY_FIRST in first["label"] and first["result"]["agent_returns"], search

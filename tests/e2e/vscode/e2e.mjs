@@ -134,9 +134,13 @@ try {
     step("memory search pending: the server does not answer rulelens/memorySearch yet", { error: serverMemoryError });
   } else if (query) {
     await palette("RuleLens: Search Memory", "Search Memory");
+    // Our own quick pick replaces the palette; type only once it is up and has focus, or the
+    // first keystrokes land in the editor.
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "Search Memory" }).first().waitFor({ timeout: 20000 });
     const input = page.locator(".quick-input-widget input");
-    await input.waitFor({ state: "visible", timeout: 20000 });
+    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
     await input.pressSequentially(query, { delay: 40 });
+    result.memoryTyped = await input.inputValue();
     const first = page.locator(".quick-input-list .monaco-list-row").first();
     await page.locator(".quick-input-list .monaco-list-row", { hasText: env("MEMORY_EXPECT") }).first().waitFor({ timeout: 60000 });
     result.memoryFirstRow = await first.innerText();
