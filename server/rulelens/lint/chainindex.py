@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from rulelens.lint.markdown import scan_text
@@ -69,6 +69,7 @@ def _tables(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
 class ChainIndex:
     chain: Chain
     min_paragraph_chars: int = 40
+    _memo: dict[str, tuple[RuleFile, int] | None] = field(default_factory=dict)
 
     @cached_property
     def skipped_by_name(self) -> dict[str, list[Skipped]]:
@@ -83,6 +84,21 @@ class ChainIndex:
         for f in self.chain.files:
             out.setdefault(f.name, []).append(f)
         return out
+
+    def crossing(self, budget: int) -> tuple[RuleFile, int] | None:
+        """The file at which cumulative estimated tokens first exceed ``budget``, and the
+        tokens loaded before it; computed once per chain and budget."""
+        key = f"crossing:{budget}"
+        if key not in self._memo:
+            found: tuple[RuleFile, int] | None = None
+            total = 0
+            for f in self.chain.files:
+                if total <= budget < total + f.tokens:
+                    found = (f, total)
+                    break
+                total += f.tokens
+            self._memo[key] = found
+        return self._memo[key]
 
     @cached_property
     def groups(self) -> list[tuple[tuple[RuleFile, ...], GroupTables]]:

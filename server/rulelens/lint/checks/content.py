@@ -22,6 +22,7 @@ CODES = ("RL401", "RL402", "RL403", "RL404")
 _WS = "[" + re.escape(WHITE_SPACE) + "]"
 #: The agent's neutralisation pattern (spec §3.7), plus the rest of the tag for the range.
 _TAG = re.compile(r"<(" + _WS + r"*/?" + _WS + r"*system[-_]reminder)[^>\n]*>?", re.IGNORECASE)
+_QUICK = re.compile("reminder", re.IGNORECASE)
 _MAX_PER_CHECK = 20
 
 
@@ -66,7 +67,7 @@ def _body_scan(ctx: Context, start: int) -> Scan:
 
 def _tags(ctx: Context, start_line: int) -> None:
     text = ctx.doc.text
-    if "reminder" not in text.lower():
+    if _QUICK.search(text) is None:
         return
     offset = sum(len(ln) + 1 for ln in ctx.doc.lines[:start_line]) if start_line else 0
     for count, m in enumerate(_TAG.finditer(text, offset), start=1):

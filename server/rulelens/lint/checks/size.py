@@ -67,19 +67,15 @@ def _always_on(ctx: Context) -> None:
     """RL308 on the file at which the chain's estimated tokens cross the budget."""
     budget = ctx.config.thresholds.always_on_max_tokens
     entry = ctx.chain_entry
-    if budget <= 0 or entry is None or ctx.chain is None:
+    if budget <= 0 or entry is None or ctx.chain is None or ctx.index is None:
         return
-    total = 0
-    for f in ctx.chain.files:
-        before = total
-        total += f.tokens
-        if f is entry:
-            if before <= budget < total:
-                ctx.emit("RL308", f"The Grok chain reaches ~{ctx.chain.total_tokens} tokens"
-                         f" (estimate) in {len(ctx.chain.files)} file(s); it crosses the"
-                         f" {budget}-token always-on budget here (~{before} before this file,"
-                         f" ~{f.tokens} in it).", ctx.doc.whole())
-            return
+    hit = ctx.index.crossing(budget)
+    if hit is None or hit[0] is not entry:
+        return
+    before = hit[1]
+    ctx.emit("RL308", f"The Grok chain reaches ~{ctx.chain.total_tokens} tokens (estimate) in"
+             f" {len(ctx.chain.files)} file(s); it crosses the {budget}-token always-on budget"
+             f" here (~{before} before this file, ~{entry.tokens} in it).", ctx.doc.whole())
 
 
 def _count_without_comments(text: str) -> int:
