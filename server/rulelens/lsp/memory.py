@@ -1,24 +1,52 @@
-"""Memory requests and commands: thin wiring of ``rulelens.memory.service.MemoryService``.
+"""Memory requests, commands and the memory watcher: thin wiring of ``MemoryService``.
 
 ``rulelens/memorySearch`` and ``rulelens/memoryStatus`` answer the same JSON as the CLI;
-``rulelens.remember`` appends a note (an explicit user command, written atomically by the
-core); ``rulelens.reindexMemory`` reindexes with ``$/progress``. The workspace is a
-client-supplied URI, so it must be one of the workspace folders (or inside one).
+``rulelens/memoryChunks`` shows how a memory file is chunked (only files under the memory
+roots are read); ``rulelens.remember`` appends a note (an explicit user command, written
+atomically by the core); ``rulelens.reindexMemory`` reindexes. Index and embedding work
+runs in worker threads and reports ``$/progress``; the event loop only relays.
+
+A watcher on the global memory directory (which holds every workspace directory) reindexes
+the affected workspaces within a second of a change and sends ``rulelens/memoryIndexed``.
+
+The workspace is a client-supplied URI, so it must be one of the workspace folders (or
+inside one). Settings come from the client's ``rulelens.memory`` section; with
+``trusted: false`` (an untrusted VS Code workspace) no ``api`` embedder is used, whatever
+the workspace settings say, so memory text cannot be sent to an endpoint it names.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
+import logging
+import os
+import threading
+import time
 import uuid
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
 from rulelens.lsp import protocol
+from rulelens.lsp.watch import MemoryWatcher
 
 if TYPE_CHECKING:
     from rulelens.lsp.server import RuleLensServer
+    from rulelens.memory.service import IndexOutcome, MemoryService
+    from rulelens.memory.workspace import MemoryLocation
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Watcher-triggered work shows progress only when it takes longer than this.
+QUIET_PROGRESS_S = 0.5
+#: At most this many ``report`` notifications per second and token.
+REPORT_INTERVAL_S = 0.1
 
 
 def _get(params: Any, key: str) -> Any:
@@ -27,86 +55,338 @@ def _get(params: Any, key: str) -> Any:
     return getattr(params, key, None)
 
 
-def register(server: RuleLensServer) -> None:
-    s = server.session
-    services: dict[str, Any] = {}
+def _index(svc: MemoryService, cwd: str, progress: ProgressRelay) -> IndexOutcome:
+    return svc.index(cwd, progress)
 
-    def service() -> Any:
-        """One service per client memory settings; imported on first use (apsw, vec)."""
+
+def progress_supported(caps: types.ClientCapabilities | None) -> bool:
+    window = caps.window if caps is not None else None
+    return bool(window is not None and window.work_done_progress)
+
+
+class ProgressRelay:
+    """Index/embedding progress from a worker thread -> ``$/progress`` on the event loop.
+
+    The token is created lazily, at the first callback with work to do (``total > 0``), so
+    a search over an up-to-date index sends nothing; ``eager`` relays (an explicit reindex)
+    begin at once. ``delay_s`` keeps short background work silent. Percentages never go
+    down (a later phase reports without one), as LSP asks.
+    """
+
+    def __init__(self, ls: Any, loop: asyncio.AbstractEventLoop, title: str,
+                 delay_s: float = 0.0) -> None:
+        self.ls = ls
+        self.loop = loop
+        self.title = title
+        self.delay_s = delay_s
+        self.supported = progress_supported(ls.client_capabilities)
+        self.token = f"rulelens-memory-{uuid.uuid4()}"
+        self._started = time.monotonic()
+        self._begin: asyncio.Future[bool] | None = None
+        self._sent: list[concurrent.futures.Future[None]] = []
+        self._lock = threading.Lock()
+        self._last = 0.0
+        self._pct = 0
+
+    # worker thread
+    def __call__(self, done: int, total: int, message: str) -> None:
+        if not self.supported or total <= 0:
+            return
+        now = time.monotonic()
+        if now - self._started < self.delay_s:
+            return
+        with self._lock:
+            if done < total and self._sent and now - self._last < REPORT_INTERVAL_S:
+                return
+            self._last = now
+            pct: int | None = min(100, 100 * done // total)
+            if pct is not None and pct < self._pct:
+                pct = None
+            else:
+                self._pct = pct or 0
+            what = "embedding chunks" if message == "embedding" else "indexing files"
+            text = f"{what} {done}/{total}"
+            self._sent.append(asyncio.run_coroutine_threadsafe(self._report(text, pct),
+                                                               self.loop))
+
+    # event loop
+    async def start(self) -> None:
+        """Begin now (an explicit command the user waits for)."""
+        if self.supported:
+            await self._begun()
+
+    async def _begun(self) -> bool:
+        if self._begin is None:
+            self._begin = asyncio.ensure_future(self._create())
+        return await asyncio.shield(self._begin)
+
+    async def _create(self) -> bool:
+        try:
+            await asyncio.wait_for(self.ls.work_done_progress.create_async(self.token), 10)
+        except Exception:
+            log.info("the client refused a progress token; indexing without progress")
+            return False
+        self.ls.work_done_progress.begin(self.token, types.WorkDoneProgressBegin(
+            title=self.title, percentage=0, cancellable=False))
+        return True
+
+    async def _report(self, message: str, pct: int | None) -> None:
+        if await self._begun():
+            self.ls.work_done_progress.report(self.token, types.WorkDoneProgressReport(
+                message=message, percentage=pct))
+
+    async def finish(self, message: str = "done") -> None:
+        with self._lock:
+            sent = list(self._sent)
+        if sent:
+            await asyncio.gather(*(asyncio.wrap_future(f) for f in sent), return_exceptions=True)
+        if self._begin is not None and await asyncio.shield(self._begin):
+            self.ls.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+
+
+class MemoryFeature:
+    """The server's memory state: one service, its workers, the watcher, background jobs."""
+
+    def __init__(self, server: RuleLensServer) -> None:
+        self.server = server
+        self.session = server.session
+        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rulelens-memory")
+        #: Index and embedding jobs (watcher, background embedding, reindex): one at a time.
+        self.jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulelens-memory-job")
+        self.watcher: MemoryWatcher | None = None
+        self._service: MemoryService | None = None
+        self._client_key: str | None = None
+        self._lock = threading.Lock()
+        self._locations: dict[str, MemoryLocation] = {}
+        #: Workspaces whose embeddings were brought up to date since the last change.
+        self._embedded: set[str] = set()
+        self._embedding: dict[str, asyncio.Task[None]] = {}
+
+    # ---------------------------------------------------------------- settings
+    def client_settings(self) -> dict[str, object]:
+        """The ``memory`` section as sent; an untrusted workspace gets no ``api`` embedder."""
+        settings = self.session.settings
+        memory = settings.get("memory")
+        client = dict(memory) if isinstance(memory, Mapping) else {}
+        if settings.get("trusted") is False:
+            kept = {k: v for k, v in client.items() if k in ("maxResults", "minScore")}
+            kept["embedder"] = "local" if client.get("embedder") == "local" else "none"
+            client = kept
+        return client
+
+    def service(self) -> MemoryService:
+        """One service for the server's life; imported on first use (apsw, sqlite-vec)."""
         from rulelens.memory.service import MemoryService
 
-        client = s.settings.get("memory")
-        key = repr(client)
-        found = services.get(key)
-        if found is None:
-            for old in services.values():
-                old.close()
-            services.clear()
-            found = MemoryService(s.environ, client if isinstance(client, Mapping) else None)
-            services[key] = found
-        return found
+        client = self.client_settings()
+        key = repr(sorted(client.items(), key=lambda kv: kv[0]))
+        with self._lock:
+            if self._service is None:
+                self._service = MemoryService(self.session.environ, client)
+            elif key != self._client_key:
+                self._service.set_client(client)
+            if key != self._client_key:
+                self._client_key = key
+                self._embedded.clear()
+            return self._service
 
-    def workspace(uri: Any) -> str:
+    def workspace(self, uri: Any) -> str:
         if isinstance(uri, str) and uri:
-            path = s.path_of(uri)
+            path = self.session.path_of(uri)
             if path is None:
                 raise ValueError(f"{uri}: not a file: URI inside a workspace folder")
             return path
-        if not s.roots:
+        if not self.session.roots:
             raise ValueError("no workspace folder is open")
-        return s.roots[0]
+        return self.session.roots[0]
+
+    def location(self, cwd: str) -> MemoryLocation:
+        with self._lock:
+            found = self._locations.get(cwd)
+        if found is None:
+            found = self.service().locate(cwd)
+            with self._lock:
+                self._locations[cwd] = found
+        return found
+
+    # -------------------------------------------------------------- execution
+    async def run(self, fn: Callable[[], T], pool: ThreadPoolExecutor | None = None) -> T:
+        """Run blocking core work off the event loop; user-facing failures keep their text."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(pool or self.pool, fn)
+
+    async def with_progress(self, title: str, fn: Callable[[ProgressRelay], T], *,
+                            pool: ThreadPoolExecutor | None = None, eager: bool = False,
+                            delay_s: float = 0.0) -> T:
+        relay = ProgressRelay(self.server, asyncio.get_running_loop(), title, delay_s)
+        if eager:
+            await relay.start()
+        try:
+            return await self.run(lambda: fn(relay), pool)
+        finally:
+            await relay.finish()
+
+    def embed_in_background(self, cwd: str) -> None:
+        """After a search: bring embeddings up to date once, with progress (no-op for none)."""
+        if cwd in self._embedded or cwd in self._embedding:
+            return
+        try:
+            kind = self.service().settings().embedding.kind
+        except Exception:
+            return
+        if kind == "none":
+            return
+        svc = self.service()
+
+        async def job() -> None:
+            try:
+                outcome = await self.with_progress(
+                    "RuleLens: embedding memory", lambda p: svc.index(cwd, p),
+                    pool=self.jobs, delay_s=QUIET_PROGRESS_S)
+                if outcome.embedder_error:
+                    log.warning("memory embedding: %s", outcome.embedder_error)
+                self._embedded.add(cwd)
+            except Exception:
+                log.exception("background memory embedding failed")
+            finally:
+                self._embedding.pop(cwd, None)
+
+        self._embedding[cwd] = asyncio.ensure_future(job())
+
+    # ----------------------------------------------------------------- watcher
+    def restart_watcher(self) -> None:
+        self.stop_watcher()
+        with self._lock:
+            self._locations.clear()
+        try:
+            from rulelens.rules import AgentEnvironment
+
+            grok_home = AgentEnvironment.from_env(self.session.environ).grok_home
+        except Exception:
+            log.exception("memory watcher not started: the agent environment failed")
+            return
+        self.watcher = MemoryWatcher(os.path.join(grok_home, "memory"), self.on_memory_changes,
+                                     self.server.debounce_ms)
+        self.watcher.start()
+
+    def stop_watcher(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    def affected(self, paths: set[str]) -> list[str]:
+        """(worker) Workspace folders whose memory files are among ``paths``."""
+        out = []
+        for cwd in self.session.roots:
+            try:
+                loc = self.location(cwd)
+            except Exception:
+                continue
+            for p in paths:
+                if (p == loc.global_memory or p == loc.workspace_dir
+                        or p.startswith(loc.workspace_dir + os.sep)
+                        or loc.workspace_dir.startswith(p.rstrip(os.sep) + os.sep)):
+                    out.append(cwd)
+                    break
+        return out
+
+    async def on_memory_changes(self, paths: set[str]) -> None:
+        """(loop) Reindex the affected workspaces (embedding too) and tell the client."""
+        svc = self.service()
+        for cwd in await self.run(lambda: self.affected(paths), self.jobs):
+            self._embedded.discard(cwd)
+            try:
+                outcome = await self.with_progress(
+                    "RuleLens: indexing memory", functools.partial(_index, svc, cwd),
+                    pool=self.jobs, delay_s=QUIET_PROGRESS_S)
+            except Exception as exc:
+                log.warning("memory reindex after a change failed for %s: %s", cwd, exc)
+                continue
+            if outcome.embedder_error is None:
+                self._embedded.add(cwd)
+            sync = outcome.sync
+            if sync.reindexed or sync.deleted_paths:
+                self.server.protocol.notify(protocol.MEMORY_INDEXED, {
+                    "workspaceUri": from_fs_path(cwd),
+                    "reindexed": list(sync.reindexed),
+                    "removed": list(sync.deleted_paths)})
+
+    def close(self) -> None:
+        self.stop_watcher()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.jobs.shutdown(wait=False, cancel_futures=True)
+
+
+def register(server: RuleLensServer) -> MemoryFeature:
+    feature = MemoryFeature(server)
+    server.memory = feature
 
     @server.feature(protocol.MEMORY_SEARCH)
-    @server.thread()
-    def memory_search(ls: Any, params: Any) -> dict[str, Any]:
+    async def memory_search(ls: Any, params: Any) -> dict[str, Any]:
         query = _get(params, "query")
         if not isinstance(query, str):
             raise ValueError("`query` must be a string")
-        outcome = service().search(workspace(_get(params, "workspaceUri")), query,
-                                   wide=bool(_get(params, "all")))
+        cwd = feature.workspace(_get(params, "workspaceUri"))
+        wide = bool(_get(params, "all"))
+        svc = feature.service()
+        outcome = await feature.with_progress(
+            "RuleLens: indexing memory",
+            lambda p: svc.search(cwd, query, wide=wide, progress=p))
+        feature.embed_in_background(cwd)
         return dict(outcome.to_json())
 
     @server.feature(protocol.MEMORY_STATUS)
-    @server.thread()
-    def memory_status(ls: Any, params: Any) -> dict[str, Any]:
-        return dict(service().status(workspace(_get(params, "workspaceUri"))).to_json())
+    async def memory_status(ls: Any, params: Any) -> dict[str, Any]:
+        cwd = feature.workspace(_get(params, "workspaceUri"))
+        svc = feature.service()
+        return dict((await feature.run(lambda: svc.status(cwd))).to_json())
+
+    @server.feature(protocol.MEMORY_CHUNKS)
+    async def memory_chunks(ls: Any, params: Any) -> list[dict[str, Any]]:
+        cwd = feature.workspace(_get(params, "workspaceUri"))
+        path = _get(params, "path")
+        svc = feature.service()
+
+        def chunks() -> list[dict[str, Any]]:
+            real = svc.resolve_memory_path(cwd, path)   # refuses before any read
+            return [{"start_line": c.start_line, "end_line": c.end_line, "text": c.text,
+                     "hash": c.hash} for c in svc.chunks(real)]
+
+        return await feature.run(chunks)
 
     @server.command(protocol.REMEMBER)
-    @server.thread()
-    def remember(ls: Any, *args: Any) -> dict[str, Any]:
+    async def remember(ls: Any, *args: Any) -> dict[str, Any]:
         arg = args[0] if args else None
         text = _get(arg, "text")
-        scope = _get(arg, "scope") or "global"
+        scope: Literal["global", "workspace"] = _get(arg, "scope") or "global"
+        expected = _get(arg, "expectedSha256")
         if not isinstance(text, str) or not text.strip() or scope not in ("global", "workspace"):
             raise ValueError('expected [{"text": "...", "scope": "global" | "workspace"}]')
-        done = service().remember(workspace(_get(arg, "workspaceUri")), text, scope)
-        return {"path": done.path, "text": done.text}
+        if expected is not None and not isinstance(expected, str):
+            raise ValueError("`expectedSha256` must be a hex string (\"\" for a missing file)")
+        cwd = feature.workspace(_get(arg, "workspaceUri"))
+        svc = feature.service()
+
+        def write() -> dict[str, Any]:
+            from rulelens.memory.service import content_sha256
+
+            done = svc.remember(cwd, text, scope, expected_sha256=expected)
+            with open(done.path, "rb") as fh:
+                sha = content_sha256(fh.read())
+            return {"path": done.path, "text": done.text, "sha256": sha}
+
+        return await feature.run(write)
 
     @server.command(protocol.REINDEX_MEMORY)
     async def reindex(ls: Any, *args: Any) -> dict[str, Any]:
         arg = args[0] if args else None
-        cwd = workspace(_get(arg, "workspaceUri"))
-        loop = asyncio.get_running_loop()
-        token = str(uuid.uuid4())
-        try:
-            await ls.work_done_progress.create_async(token)
-        except Exception:
-            token = ""
-        if token:
-            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                title="RuleLens: indexing memory", percentage=0, cancellable=False))
-
-        def progress(done: int, total: int, message: str) -> None:
-            if token:
-                pct = int(100 * done / total) if total else 0
-                loop.call_soon_threadsafe(ls.work_done_progress.report, token,
-                                          types.WorkDoneProgressReport(message=message,
-                                                                       percentage=pct))
-
-        try:
-            outcome = await loop.run_in_executor(None,
-                                                 lambda: service().index(cwd, progress))
-        finally:
-            if token:
-                ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+        cwd = feature.workspace(_get(arg, "workspaceUri"))
+        svc = feature.service()
+        outcome = await feature.with_progress(
+            "RuleLens: indexing memory", lambda p: svc.index(cwd, p),
+            pool=feature.jobs, eager=True)
+        if outcome.embedder_error is None:
+            feature._embedded.add(cwd)
         return dict(outcome.to_json())
+
+    return feature

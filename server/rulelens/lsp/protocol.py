@@ -15,6 +15,10 @@ CHAIN_CHANGED = "rulelens/chainChanged"
 #: Memory requests (served by the memory feature when it is installed).
 MEMORY_SEARCH = "rulelens/memorySearch"
 MEMORY_STATUS = "rulelens/memoryStatus"
+#: Request ``{path, workspaceUri?}`` -> ``memory chunks --json``; only under the memory roots.
+MEMORY_CHUNKS = "rulelens/memoryChunks"
+#: Notification server -> client ``{workspaceUri, reindexed, removed}`` after a memory change.
+MEMORY_INDEXED = "rulelens/memoryIndexed"
 
 #: Command of the chain code lens; arguments ``[uri]``; returns the ``rulelens/chain`` payload.
 SHOW_CHAIN = "rulelens.showChain"
@@ -24,6 +28,6 @@ REINDEX_MEMORY = "rulelens.reindexMemory"
 #: Settings section (``initializationOptions`` and ``workspace/didChangeConfiguration``).
 SETTINGS_SECTION = "rulelens"
 
-CUSTOM_REQUESTS = (CHAIN, RENDER, MEMORY_SEARCH, MEMORY_STATUS)
-CUSTOM_NOTIFICATIONS = (CHAIN_CHANGED,)
+CUSTOM_REQUESTS = (CHAIN, RENDER, MEMORY_SEARCH, MEMORY_STATUS, MEMORY_CHUNKS)
+CUSTOM_NOTIFICATIONS = (CHAIN_CHANGED, MEMORY_INDEXED)
 COMMANDS = (SHOW_CHAIN, REMEMBER, REINDEX_MEMORY)

@@ -45,6 +45,8 @@ class RuleLensServer(LanguageServer):
         self.session = Session(dict(environ)) if environ is not None else Session()
         self.debounce_ms = debounce_ms
         self.watcher: Watcher | None = None
+        #: The memory feature (``lsp.memory``), set when it registers.
+        self.memory: Any = None
         self.batch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulelens-batch")
         self.fingerprints: dict[str, object] = {}
         self._lint_timers: dict[str, asyncio.TimerHandle] = {}
@@ -58,6 +60,8 @@ class RuleLensServer(LanguageServer):
         self.watcher = Watcher(self.session.roots, self.session.watched_home_dirs(),
                                self.on_disk_changes, self.debounce_ms)
         self.watcher.start()
+        if self.memory is not None:
+            self.memory.restart_watcher()
 
     async def on_disk_changes(self, paths: set[str]) -> None:
         loop = asyncio.get_running_loop()
@@ -234,6 +238,8 @@ def create_server(environ: Mapping[str, str] | None = None,
     def shutdown(ls: RuleLensServer, params: Any) -> None:
         if ls.watcher is not None:
             ls.watcher.stop()
+        if ls.memory is not None:
+            ls.memory.stop_watcher()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def folders(ls: RuleLensServer,
@@ -410,5 +416,7 @@ def serve_stdio() -> int:
     finally:
         if server.watcher is not None:
             server.watcher.stop()
+        if server.memory is not None:
+            server.memory.close()
         server.batch_pool.shutdown(wait=False, cancel_futures=True)
     return 0

@@ -14,6 +14,7 @@ consumer does its work off the event loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -100,3 +101,110 @@ class Watcher:
         except Exception:
             log.exception("file watching stopped for %s", paths)
         return False
+
+
+class MemoryFilter(DefaultFilter):
+    """Markdown files (the agent's own watcher records only ``*.md``), the root itself, and
+    deletions (a removed directory takes its notes with it)."""
+
+    def __init__(self, root: str) -> None:
+        super().__init__()
+        self.root = root
+
+    def __call__(self, change: Change, path: str) -> bool:
+        if path == self.root:
+            return True
+        if not path.startswith(self.root + os.sep):
+            return False
+        if path.endswith(".md") or (change == Change.deleted and "." not in os.path.basename(path)):
+            return super().__call__(change, path)
+        return False
+
+
+class MemoryWatcher:
+    """Watches the global memory directory (and so every workspace directory under it).
+
+    Recursive like the agent's own watcher (spec §7.19), keeping only ``*.md`` paths, so
+    the agent's ``index.sqlite`` churn never reaches ``on_batch``. While the directory does
+    not exist, its nearest existing ancestor is watched (non-recursively) until it appears;
+    when it is removed the watch re-arms the same way.
+    """
+
+    def __init__(self, memory_dir: str, on_batch: OnBatch, debounce_ms: int = 200) -> None:
+        self.memory_dir = os.path.normpath(memory_dir)
+        self.on_batch = on_batch
+        self.debounce_ms = debounce_ms
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.ensure_future(self._loop())
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            self._task.cancel()
+
+    def _waiting_point(self) -> str | None:
+        parent = os.path.dirname(self.memory_dir)
+        while parent and not os.path.isdir(parent):
+            up = os.path.dirname(parent)
+            if up == parent:
+                return None
+            parent = up
+        return parent or None
+
+    async def _loop(self) -> None:
+        try:
+            while not self._stop.is_set():
+                if os.path.isdir(self.memory_dir):
+                    await self._watch(self.memory_dir, recursive=True,
+                                      until=lambda: not os.path.isdir(self.memory_dir))
+                else:
+                    parent = self._waiting_point()
+                    if parent is None:
+                        return
+                    appeared = await self._watch(
+                        parent, recursive=False,
+                        until=functools.partial(self._appeared_or_gone, parent),
+                        notify=False)
+                    if appeared and os.path.isdir(self.memory_dir):
+                        await self._deliver({self.memory_dir})   # files may have come with it
+                if not self._stop.is_set():
+                    await asyncio.sleep(self.debounce_ms / 1000)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("memory watching stopped for %s", self.memory_dir)
+
+    def _appeared_or_gone(self, parent: str) -> bool:
+        return os.path.isdir(self.memory_dir) or not os.path.isdir(parent)
+
+    async def _deliver(self, batch: set[str]) -> None:
+        try:
+            await self.on_batch(batch)
+        except Exception:  # a failed batch must not end the watch
+            log.exception("memory watch batch failed")
+
+    async def _watch(self, path: str, recursive: bool, until: Callable[[], bool],
+                     notify: bool = True) -> bool:
+        """Watch ``path`` until ``until()`` holds after a batch (True) or the watch ends."""
+        watch_filter = MemoryFilter(self.memory_dir) if notify else _Exactly(self.memory_dir)
+        async for changes in awatch(path, watch_filter=watch_filter, recursive=recursive,
+                                    debounce=self.debounce_ms, step=50,
+                                    stop_event=self._stop, yield_on_timeout=True,
+                                    rust_timeout=1000, ignore_permission_denied=True):
+            if changes and notify:
+                await self._deliver({p for _change, p in changes})
+            if until():
+                return True
+        return False
+
+
+class _Exactly(DefaultFilter):
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def __call__(self, change: Change, path: str) -> bool:
+        return path == self.path

@@ -29,16 +29,36 @@ def _print_json(obj: object) -> None:
 
 
 class _Bar:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
+    """Progress on stderr: a one-line bar on a terminal, else (``plain``) periodic lines.
 
-    def __init__(self) -> None:
+    Plain lines go out at most every ``every`` seconds plus one when a phase completes, so
+    a log file or CI output shows a long first index moving without a flood of lines.
+    """
+
+    def __init__(self, plain: bool = False, every: float = 2.0) -> None:
         self.tty = sys.stderr.isatty()
+        self.plain = plain and not self.tty
+        self.every = every
         self.last = 0.0
 
+    @staticmethod
+    def _phase(message: str) -> str:
+        return "embedding chunks" if message == "embedding" else "indexing memory files"
+
     def __call__(self, done: int, total: int, message: str) -> None:
-        if not self.tty:
+        if total <= 0:
             return
         now = time.monotonic()
+        if self.plain:
+            if done < total and now - self.last < self.every:
+                return
+            self.last = now
+            tail = "" if done >= total or message in ("done", "embedding") else f" ({message})"
+            sys.stderr.write(f"rulelens: {self._phase(message)}: {done}/{total}{tail}\n")
+            sys.stderr.flush()
+            return
+        if not self.tty:
+            return
         if done < total and now - self.last < 0.05:
             return
         self.last = now
@@ -106,7 +126,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
 def _cmd_index(args: argparse.Namespace) -> int:
     svc = _service(args)
     try:
-        outcome = svc.index(args.workspace, progress=_Bar())
+        outcome = svc.index(args.workspace, progress=_Bar(plain=True))
     finally:
         svc.close()
     if args.json:

@@ -8,6 +8,7 @@ so repeated searches cost one ``stat`` per memory file plus the query.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -31,6 +32,11 @@ from rulelens.rules import AgentEnvironment
 
 #: Search embeds at most this many un-embedded chunks inline; ``index`` does the rest.
 INLINE_EMBED_LIMIT = 64
+
+
+def content_sha256(content: bytes | None) -> str:
+    """Hex SHA-256 of a file's bytes; ``""`` for a missing file (what ``remember`` compares)."""
+    return "" if content is None else hashlib.sha256(content).hexdigest()
 
 
 class MemoryError_(Exception):
@@ -78,6 +84,10 @@ class MemoryService:
         self._lock = threading.RLock()
         self._indexes: dict[str, MemoryIndex] = {}
         self._embedders: dict[object, tuple[Any | None, str | None]] = {}
+
+    def set_client(self, client: Mapping[str, object] | None) -> None:
+        """New editor settings (``rulelens.memory``); they apply from the next call on."""
+        self.client = dict(client or {})
 
     # -- context ---------------------------------------------------------------------
     def settings(self) -> MemorySettings:
@@ -144,8 +154,14 @@ class MemoryService:
         embedder, error = self.embedder(settings)
         if embedder is not None:
             try:
-                if idx.vec_available(embedder.name) and len(
-                        idx.missing_embeddings(INLINE_EMBED_LIMIT + 1)) <= INLINE_EMBED_LIMIT:
+                # A small backlog (or a small memory never embedded) is embedded inline, so a
+                # dead endpoint is noticed here and said in the result; a large one is left
+                # to ``index`` (the editor runs it in the background with progress).
+                if idx.vec_available(embedder.name):
+                    backlog = len(idx.missing_embeddings(INLINE_EMBED_LIMIT + 1))
+                else:
+                    backlog = int(str(idx.stats()["chunks"]))
+                if backlog <= INLINE_EMBED_LIMIT:
                     idx.embed_missing(embedder, settings.embedding.batch_size)
             except Exception as exc:
                 error = f"embedding failed, FTS only: {exc}"
@@ -164,14 +180,41 @@ class MemoryService:
         return memory_status(location, settings, idx, settings.embedding.kind)
 
     def remember(self, cwd: str, text: str, scope: Literal["global", "workspace"] = "global",
-                 seen: bytes | None = None) -> Remembered:
-        """Append a note; ``seen`` is the file content the user saw (None: read it now)."""
+                 seen: bytes | None = None, expected_sha256: str | None = None) -> Remembered:
+        """Append a note; ``seen`` is the file content the user saw (None: read it now).
+
+        ``expected_sha256`` is the hex SHA-256 of the bytes the caller last saw (``""``: the
+        file did not exist); when the file differs now, nothing is written.
+        """
         location = self.locate(cwd)
         path = location.global_memory if scope == "global" else location.workspace_memory
-        from rulelens.memory.remember import FileSnapshot
+        from rulelens.memory.remember import FileSnapshot, RememberError
 
         snapshot = FileSnapshot(path, seen) if seen is not None else None
+        if expected_sha256 is not None:
+            snapshot = FileSnapshot.read(path)
+            if content_sha256(snapshot.content) != expected_sha256.lower():
+                raise RememberError(f"{path} changed since it was read; nothing was written"
+                                    " (reload it and try again)")
         return append_note(path, text, snapshot)
+
+    def resolve_memory_path(self, cwd: str, path: str) -> str:
+        """The real path of a client-supplied memory file, refused outside the memory roots.
+
+        The path is normalised (``..``) and its symlinks resolved *before* the check, and the
+        resolved path is what the caller reads, so neither ``..`` nor a link inside the
+        memory directory can reach another file.
+        """
+        if not isinstance(path, str) or not os.path.isabs(path) or "\x00" in path:
+            raise MemoryError_(f"{path!r}: expected an absolute path")
+        location = self.locate(cwd)
+        real = os.path.realpath(os.path.normpath(path))
+        if not location.is_under_roots(real):
+            raise MemoryError_(f"{path}: outside the memory roots ({location.global_dir});"
+                               " refused")
+        if not os.path.isfile(real):
+            raise MemoryError_(f"{path}: not a memory file")
+        return real
 
     def chunks(self, path: str, max_chars: int | None = None, overlap: int | None = None
                ) -> list[Chunk]:
