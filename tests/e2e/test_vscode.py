@@ -48,6 +48,7 @@ TREE_EXPECT = ["1. ~/.grok/rules/personal.md", "7. src/app/AGENTS.md", "Skipped 
 # "Payments" section about Stripe webhooks; the agent's pipeline ranks it first for this query.
 MEMORY_QUERY = "stripe webhook"
 MEMORY_FIRST = "demo-shop-5a7bd946/MEMORY.md:5-11"
+REMEMBER_TEXT = "Use the Stripe test clock fixtures for subscription tests"
 
 
 def _home_markers() -> dict[str, bool]:
@@ -178,7 +179,7 @@ def driven(workbench: dict[str, Any]) -> dict[str, Any]:
         "SELFTEST_OUT": str(workbench["selftest"]), "ARTIFACTS": str(ARTIFACTS),
         "PLAYWRIGHT_DIR": str(PLAYWRIGHT_DIR), "RESULT_OUT": str(result_out),
         "MEMORY_QUERY": MEMORY_QUERY, "MEMORY_EXPECT": MEMORY_FIRST,
-        "MEMORY_OPEN_EXPECT": "MEMORY.md",
+        "MEMORY_OPEN_EXPECT": "MEMORY.md", "REMEMBER_TEXT": REMEMBER_TEXT,
     }
     node = shutil.which("node", path=drv_env["PATH"]) or "node"
     t = time.monotonic()
@@ -240,6 +241,19 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
     assert "MEMORY.md" in driven["memoryOpenedTab"]
     assert driven["memorySelectionShown"], "the chunk's lines were not selected"
     assert Path(ARTIFACTS / "vscode-memory-search.png").stat().st_size > 10_000
+
+
+def test_rendered_prompt_status_reindex_and_remember(driven: dict[str, Any],
+                                                    workbench: dict[str, Any]) -> None:
+    prompt = driven["promptText"]
+    assert "system-reminder" in prompt and "src/app/AGENTS.md" in prompt, prompt[:500]
+    assert "workspace name" in driven["memoryStatusText"]
+    assert "demo-shop-5a7bd946" in driven["memoryStatusText"]
+    assert "Memory reindexed" in driven["reindexToast"]
+    assert f"## {REMEMBER_TEXT}" in driven["rememberDialog"], driven["rememberDialog"]
+    assert "Remembered in" in driven["rememberToast"]
+    memory = Path(workbench["home"]) / ".grok" / "memory" / "MEMORY.md"
+    assert memory.read_text(encoding="utf-8").endswith(f"\n\n## {REMEMBER_TEXT}")
 
 
 def test_settings_changes_reach_the_server(driven: dict[str, Any]) -> None:

@@ -38,7 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RuleLe
 
   const cmd = (id: string, fn: (...args: any[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
   cmd("rulelens.searchMemory", (query?: string) => searchMemory(server, typeof query === "string" ? query : ""));
-  cmd("rulelens.rememberNote", (text?: string) => remember(server, typeof text === "string" ? text : undefined));
+  cmd("rulelens.rememberNote", (text?: string) => remember(server, typeof text === "string" ? text : undefined, log));
   cmd("rulelens.showRenderedPrompt", (node?: ChainNode) =>
     showRenderedPrompt(provider.documentUri ?? vscode.window.activeTextEditor?.document.uri, node?.kind === "file" ? node.path : undefined),
   );

@@ -6,12 +6,12 @@
  */
 
 import * as vscode from "vscode";
-import { reindexSummary } from "./memoryModel";
+import { previewNote, reindexSummary } from "./memoryModel";
 import { workspaceUri } from "./memorySearch";
 import { ServerCommands, type RememberArgs, type RememberResult } from "./protocol";
 import type { RuleLensServer } from "./server";
 
-export async function remember(server: RuleLensServer, initial?: string): Promise<RememberResult | undefined> {
+export async function remember(server: RuleLensServer, initial?: string, log?: vscode.LogOutputChannel): Promise<RememberResult | undefined> {
   const editor = vscode.window.activeTextEditor;
   const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : "";
   const text = await vscode.window.showInputBox({
@@ -32,18 +32,26 @@ export async function remember(server: RuleLensServer, initial?: string): Promis
   if (!pick) return undefined;
 
   const args: RememberArgs = { text, scope: pick.scope };
+  const preview = previewNote(text);
   const ok = await vscode.window.showWarningMessage(
-    `Append this note to the ${pick.scope} memory?`,
-    { modal: true, detail: text },
+    `Append this note to the ${pick.scope} memory's MEMORY.md?`,
+    { modal: true, detail: preview },
     "Append",
   );
   if (ok !== "Append") return undefined;
 
-  const result = await server.executeCommand<RememberResult>(ServerCommands.remember, [args]);
+  let result: RememberResult | null;
+  try {
+    result = await server.executeCommand<RememberResult>(ServerCommands.remember, [{ ...args, workspaceUri: workspaceUri() }]);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`RuleLens: the note was not saved: ${errorText(err)}`);
+    return undefined;
+  }
   if (!result) {
     void vscode.window.showErrorMessage("RuleLens: the note was not saved (the server did not answer; see the RuleLens output).");
     return undefined;
   }
+  if (result.text !== preview) log?.warn(`remember: the server appended ${JSON.stringify(result.text)}, the preview said ${JSON.stringify(preview)}`);
   const open = await vscode.window.showInformationMessage(`Remembered in ${result.path}`, "Open");
   if (open === "Open") await vscode.window.showTextDocument(vscode.Uri.file(result.path));
   return result;
@@ -53,10 +61,21 @@ export async function reindex(server: RuleLensServer): Promise<unknown> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: "RuleLens: reindexing memory…", cancellable: false },
     async () => {
-      const result = await server.executeCommand<unknown>(ServerCommands.reindexMemory, [{ workspaceUri: workspaceUri() }]);
+      let result: unknown;
+      try {
+        result = await server.executeCommand<unknown>(ServerCommands.reindexMemory, [{ workspaceUri: workspaceUri() }]);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`RuleLens: reindex failed: ${errorText(err)} (details in the RuleLens output).`);
+        return undefined;
+      }
       if (result === null) void vscode.window.showErrorMessage("RuleLens: reindex failed (the server did not answer; see the RuleLens output).");
       else void vscode.window.showInformationMessage(reindexSummary(result));
       return result;
     },
   );
+}
+
+function errorText(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err);
+  return message.split("\n")[0];
 }

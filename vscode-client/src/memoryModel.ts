@@ -105,3 +105,27 @@ export function reindexSummary(result: unknown): string {
     .map(([k, v]) => `${k.replace(/_/g, " ")} ${String(v)}`);
   return parts.length ? `Memory reindexed: ${parts.join(", ")}.` : "Memory reindexed.";
 }
+
+/**
+ * The note exactly as the server will append it, for the confirmation dialog.
+ *
+ * Mirrors `normalize_memory_content` in server/rulelens/memory/remember.py (the agent's own
+ * rule): text starting with `#` as is; one line becomes `## line`; several lines keep a first
+ * line of at most 80 UTF-8 bytes as the `##` title, else `## Note` above the whole text. The
+ * server's answer (`text`) is compared with this preview after writing, so a drift shows up.
+ */
+export function previewNote(text: string): string {
+  const t = rustTrim(text);
+  if (!t) return "";
+  if (t.startsWith("#")) return t;
+  const pos = t.indexOf("\n");
+  if (pos < 0) return `## ${t}`;
+  const first = rustTrim(t.slice(0, pos));
+  if (Buffer.byteLength(first, "utf8") <= 80) return `## ${first}\n\n${rustTrim(t.slice(pos))}`;
+  return `## Note\n\n${t}`;
+}
+
+/** Rust's `str::trim`: Unicode White_Space only (JS `trim` also strips U+FEFF, Rust does not). */
+function rustTrim(s: string): string {
+  return s.replace(/^[\p{White_Space}]+|[\p{White_Space}]+$/gu, "");
+}

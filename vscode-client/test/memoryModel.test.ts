@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyText, memoryRow, reindexSummary, statusMarkdown } from "../src/memoryModel";
+import { emptyText, memoryRow, previewNote, reindexSummary, statusMarkdown } from "../src/memoryModel";
 import { CTX, HOME } from "./fixtures";
 
 const result = {
@@ -34,5 +34,17 @@ describe("memory rows", () => {
     expect(md).toContain("- **embedder**: —");
     expect(reindexSummary({ files: 3, chunks: 12, skipped: 0 })).toBe("Memory reindexed: files 3, chunks 12, skipped 0.");
     expect(reindexSummary(null)).toBe("Memory reindexed.");
+  });
+});
+
+describe("remember preview", () => {
+  it("shows the note as the server normalises it", () => {
+    expect(previewNote("  Use the test clock  ")).toBe("## Use the test clock");
+    expect(previewNote("# Own heading\nbody")).toBe("# Own heading\nbody");
+    expect(previewNote("Title line\n\n  body text \n")).toBe("## Title line\n\nbody text");
+    const long = "é".repeat(41); // 82 UTF-8 bytes, 41 UTF-16 units
+    expect(previewNote(`${long}\nbody`)).toBe(`## Note\n\n${long}\nbody`);
+    expect(previewNote(" \t\n ")).toBe("");
+    expect(previewNote("\uFEFFx")).toBe("## \uFEFFx"); // U+FEFF is not White_Space
   });
 });

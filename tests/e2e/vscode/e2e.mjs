@@ -160,6 +160,59 @@ try {
     step("memory search not run: no MEMORY_QUERY");
   }
 
+  // The rendered prompt, from the context menu of a loaded file in the Active Rules view.
+  const backToDeepFile = async () => {
+    await page.locator(".tabs-container .tab", { hasText: env("DEEP_FILE_NAME") }).first().click();
+    await page.locator(".tabs-container .tab.active", { hasText: env("DEEP_FILE_NAME") }).first().waitFor({ timeout: 20000 });
+  };
+  await backToDeepFile();
+  await palette("RuleLens: Show Active Rules", "Show Active Rules");
+  const winner = rows.filter({ hasText: "7. src/app/AGENTS.md" }).first();
+  await winner.hover();
+  await winner.locator('.action-label[aria-label^="Show Rendered Prompt"]').first().click();
+  await page.locator(".tabs-container .tab.active", { hasText: "rendered prompt" }).first().waitFor({ timeout: 20000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "system-reminder" }).first().waitFor({ timeout: 20000 });
+  result.promptText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ").slice(0, 4000);
+  step("rendered prompt from the view item's inline action");
+  await shot("vscode-rendered-prompt.png");
+  await page.keyboard.press("Control+K");
+  await page.keyboard.press("W"); // close the prompt's editor group (Ctrl+K W)
+
+  // Memory status as a read-only Markdown document.
+  await backToDeepFile();
+  await palette("RuleLens: Memory Status", "Memory Status");
+  await page.locator(".tabs-container .tab.active", { hasText: "memory status" }).first().waitFor({ timeout: 20000 });
+  await page.locator(".monaco-editor .view-lines", { hasText: "workspace name" }).first().waitFor({ timeout: 20000 });
+  result.memoryStatusText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ").slice(0, 4000);
+  step("memory status document");
+
+  // Reindex with progress, then a summary.
+  await palette("RuleLens: Reindex Memory", "Reindex Memory");
+  const reindexed = page.locator(".notification-toast", { hasText: "Memory reindexed" }).first();
+  await reindexed.waitFor({ timeout: 60000 });
+  result.reindexToast = (await reindexed.innerText()).trim();
+  step("reindex", { toast: result.reindexToast.split("\n").at(-1) });
+
+  // Remember…: input, scope, a modal showing the exact text, then the server appends it.
+  const note = env("REMEMBER_TEXT");
+  await palette("RuleLens: Remember…", "Remember");
+  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
+  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+  await page.locator(".quick-input-widget input").fill(note);
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Global" }).first().waitFor({ timeout: 20000 });
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Global" }).first().click();
+  const dialog = page.locator(".monaco-dialog-box").first();
+  await dialog.waitFor({ timeout: 20000 });
+  result.rememberDialog = (await dialog.innerText()).trim();
+  await shot("vscode-remember-confirm.png");
+  await dialog.locator(".monaco-button", { hasText: "Append" }).first().click();
+  const remembered = page.locator(".notification-toast", { hasText: "Remembered in" }).first();
+  await remembered.waitFor({ timeout: 20000 });
+  result.rememberToast = (await remembered.innerText()).trim();
+  step("remember", { toast: result.rememberToast.split("\n").at(-1) });
+  await page.keyboard.press("Escape");
+
   // Settings reach the server: start the agent in src/app, and the tracker split disappears
   // (workspace/didChangeConfiguration -> server recomputes -> rulelens/chainChanged -> refresh).
   // Change a setting the way a person edits the workspace's .vscode/settings.json.
@@ -169,8 +222,7 @@ try {
     const current = existsSync(settingsPath) ? JSON.parse(readFileSync(settingsPath, "utf8")) : {};
     writeFileSync(settingsPath, JSON.stringify({ ...current, [id]: value }, null, 2));
   };
-  await page.locator(".tabs-container .tab", { hasText: env("DEEP_FILE_NAME") }).first().click();
-  await page.locator(".tabs-container .tab.active", { hasText: env("DEEP_FILE_NAME") }).first().waitFor({ timeout: 20000 });
+  await backToDeepFile();
   await palette("RuleLens: Show Active Rules", "Show Active Rules");
   await rows.filter({ hasText: "Would only be mentioned by path" }).first().waitFor({ timeout: 20000 });
   await setSetting("rulelens.agentCwd", "src/app");
