@@ -240,6 +240,8 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
     assert "agent returns it" in driven["memoryFirstRow"]
     assert "MEMORY.md" in driven["memoryOpenedTab"]
     assert driven["memorySelectionShown"], "the chunk's lines were not selected"
+    wide = driven["memoryWideRows"]
+    assert len(wide) >= len(driven["memoryRows"]) and MEMORY_FIRST in wide[0], wide
     assert Path(ARTIFACTS / "vscode-memory-search.png").stat().st_size > 10_000
 
 

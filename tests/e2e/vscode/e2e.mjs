@@ -147,6 +147,15 @@ try {
     result.memoryRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
     step("memory quick pick", { first: result.memoryFirstRow.split("\n")[0] });
     await shot("vscode-memory-search.png");
+    // The title-bar toggle switches to the wider list (results below the agent's cut too) and back.
+    await page.locator('.quick-input-widget .action-label[aria-label^="Show the wider list"]').first().click();
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "wider list" }).first().waitFor({ timeout: 10000 });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: env("MEMORY_EXPECT") }).first().waitFor({ timeout: 30000 });
+    result.memoryWideRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    await page.locator('.quick-input-widget .action-label[aria-label^="Show only what the agent"]').first().click();
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "what the agent would return" }).first().waitFor({ timeout: 10000 });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: env("MEMORY_EXPECT") }).first().waitFor({ timeout: 30000 });
+    step("wider-list toggle", { wide: result.memoryWideRows.length });
     await page.keyboard.press("Enter");
     const tab = page.locator(".tabs-container .tab.active");
     await tab.waitFor({ timeout: 20000 });
@@ -162,6 +171,9 @@ try {
 
   // The rendered prompt, from the context menu of a loaded file in the Active Rules view.
   const backToDeepFile = async () => {
+    await page.mouse.move(900, 600); // away from anything that shows a hover over the tabs
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(300);
     await page.locator(".tabs-container .tab", { hasText: env("DEEP_FILE_NAME") }).first().click();
     await page.locator(".tabs-container .tab.active", { hasText: env("DEEP_FILE_NAME") }).first().waitFor({ timeout: 20000 });
   };
