@@ -106,8 +106,11 @@ class ProgressRelay:
                 self._pct = pct or 0
             what = "embedding chunks" if message == "embedding" else "indexing files"
             text = f"{what} {done}/{total}"
-            self._sent.append(asyncio.run_coroutine_threadsafe(self._report(text, pct),
-                                                               self.loop))
+            report = self._report(text, pct)
+            try:
+                self._sent.append(asyncio.run_coroutine_threadsafe(report, self.loop))
+            except RuntimeError:       # the loop is closing (server shutdown)
+                report.close()
 
     # event loop
     async def start(self) -> None:

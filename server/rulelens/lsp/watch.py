@@ -155,27 +155,36 @@ class MemoryWatcher:
         return parent or None
 
     async def _loop(self) -> None:
-        try:
-            while not self._stop.is_set():
+        """Alternate between watching the directory and waiting for it; each switch delivers
+        a catch-up batch once the new watch is armed, so nothing in between is lost."""
+        catch_up: set[str] = set()
+        failures = 0
+        while not self._stop.is_set():
+            try:
                 if os.path.isdir(self.memory_dir):
-                    await self._watch(self.memory_dir, recursive=True,
-                                      until=lambda: not os.path.isdir(self.memory_dir))
+                    await self._watch(self.memory_dir, recursive=True, catch_up=catch_up,
+                                      until=self._gone)
                 else:
                     parent = self._waiting_point()
                     if parent is None:
                         return
-                    appeared = await self._watch(
-                        parent, recursive=False,
-                        until=functools.partial(self._appeared_or_gone, parent),
-                        notify=False)
-                    if appeared and os.path.isdir(self.memory_dir):
-                        await self._deliver({self.memory_dir})   # files may have come with it
-                if not self._stop.is_set():
-                    await asyncio.sleep(self.debounce_ms / 1000)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("memory watching stopped for %s", self.memory_dir)
+                    await self._watch(parent, recursive=False, catch_up=catch_up,
+                                      until=functools.partial(self._appeared_or_gone, parent),
+                                      notify=False)
+                failures = 0
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # e.g. the directory vanished while arming: re-arm
+                failures += 1
+                if failures > 50:
+                    log.exception("memory watching stopped for %s", self.memory_dir)
+                    return
+            catch_up = {self.memory_dir}
+            if not self._stop.is_set():
+                await asyncio.sleep(self.debounce_ms / 1000)
+
+    def _gone(self) -> bool:
+        return not os.path.isdir(self.memory_dir)
 
     def _appeared_or_gone(self, parent: str) -> bool:
         return os.path.isdir(self.memory_dir) or not os.path.isdir(parent)
@@ -187,18 +196,24 @@ class MemoryWatcher:
             log.exception("memory watch batch failed")
 
     async def _watch(self, path: str, recursive: bool, until: Callable[[], bool],
-                     notify: bool = True) -> bool:
-        """Watch ``path`` until ``until()`` holds after a batch (True) or the watch ends."""
+                     catch_up: set[str], notify: bool = True) -> None:
+        """Watch ``path`` until ``until()`` holds after a batch or the watch ends.
+
+        The first yield comes once the watch is armed (changes, or the short Rust timeout),
+        and carries ``catch_up`` along even for the waiting (``notify=False``) watch.
+        """
         watch_filter = MemoryFilter(self.memory_dir) if notify else _Exactly(self.memory_dir)
+        pending = set(catch_up)
         async for changes in awatch(path, watch_filter=watch_filter, recursive=recursive,
                                     debounce=self.debounce_ms, step=50,
                                     stop_event=self._stop, yield_on_timeout=True,
-                                    rust_timeout=1000, ignore_permission_denied=True):
-            if changes and notify:
-                await self._deliver({p for _change, p in changes})
+                                    rust_timeout=250, ignore_permission_denied=True):
+            batch = pending | ({p for _change, p in changes} if notify else set())
+            pending = set()
+            if batch:
+                await self._deliver(batch)
             if until():
-                return True
-        return False
+                return
 
 
 class _Exactly(DefaultFilter):
