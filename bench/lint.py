@@ -32,12 +32,10 @@ import time
 
 import yaml
 
-from rulelens.lint import chainindex, lint_document
+from rulelens.lint import lint_document
 from rulelens.lint.cli import batch_gc
 from rulelens.lint.config import DEFAULT
-from rulelens.lint.engine import chain_dir
-from rulelens.lint.globs import WORKSPACE, compile_glob
-from rulelens.lint.markdown import scan_text
+from rulelens.lint.engine import chain_dir, clear_caches
 from rulelens.lint.yamlbound import _Loader
 from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.frontmatter import split
@@ -131,10 +129,7 @@ def baseline(files: list[str]) -> float:
 
 def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, float, int]:
     """Total seconds, seconds of it spent resolving chains (rules engine), findings."""
-    WORKSPACE.invalidate()
-    scan_text.cache_clear()
-    compile_glob.cache_clear()
-    chainindex.clear()
+    clear_caches()
     resolver = Resolver(env)
     findings = 0
     resolving = 0.0

@@ -2,10 +2,17 @@
 
 Linting 500 rule files of one directory must not rescan the other 499 for each of them,
 and 100 sibling directories must not rebuild an index of the 500 root files they all share
-(that made the duplicate and heading checks quadratic). So a chain is cut into *groups*
-(consecutive files from one discovery root), each group's paragraph and heading tables are
-built once and cached by the group's content, and a chain's index is just its list of
-groups. Chains are immutable values: an index keyed by the chain object is always valid.
+(that made the duplicate and heading checks quadratic). So:
+
+* each file's Markdown :class:`~rulelens.lint.markdown.Outline` is made once per content
+  and remembered by canonical path (a hit is checked against the content itself, so an
+  edited file is scanned again; equal text is compared, never hashed again);
+* a chain is cut into *groups* (consecutive files from one discovery root), and each
+  group's paragraph and heading tables are built once and cached by its files' paths,
+  checked against their contents: 100 package chains share the one table of the
+  repository root.
+
+Chains are immutable values: an index keyed by the chain object is always valid.
 """
 
 from __future__ import annotations
@@ -15,53 +22,70 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import groupby
+from operator import attrgetter
 
-from rulelens.lint.markdown import scan_text
+from rulelens.lint.markdown import Outline, outline
 from rulelens.rules.model import Chain, RuleFile, Skipped
 
 _lock = threading.Lock()
 _chains: OrderedDict[int, tuple[Chain, ChainIndex]] = OrderedDict()
-_groups: OrderedDict[tuple[object, ...], GroupTables] = OrderedDict()
+_groups: dict[tuple[int, tuple[str, ...]], tuple[tuple[str, ...], GroupTables]] = {}
+_outlines: dict[str, tuple[str, Outline]] = {}
 _MAX_CHAINS = 64
 _MAX_GROUPS = 256
+_MAX_OUTLINES = 4096
+_ROOT = attrgetter("root")
 
 
 @dataclass(frozen=True)
 class GroupTables:
-    """Positions (within the group) of the first file with each paragraph / each heading."""
+    """Position (within the group) of the first file with each paragraph, and the first
+    file with each heading with that heading's text there."""
 
     paragraphs: dict[str, int]
-    headings: dict[str, list[tuple[int, str]]]
+    headings: dict[str, tuple[int, str]]
 
 
-def _build(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
+def outline_of(canonical: str, content: str) -> Outline:
+    """The outline of a file's content, made once per content."""
+    hit = _outlines.get(canonical)  # one dict read is atomic; only writers take the lock
+    if hit is not None and (hit[0] is content or hit[0] == content):
+        return hit[1]
+    made = outline(content)
+    with _lock:
+        _outlines.pop(canonical, None)
+        _outlines[canonical] = (content, made)
+        while len(_outlines) > _MAX_OUTLINES:
+            del _outlines[next(iter(_outlines))]
+    return made
+
+
+def _build(outlines: tuple[Outline, ...], min_chars: int) -> GroupTables:
+    # Latest file first, so that an earlier file's entry overwrites a later one's.
     paragraphs: dict[str, int] = {}
-    headings: dict[str, list[tuple[int, str]]] = {}
-    for pos, f in enumerate(files):
-        scan = scan_text(f.content)
-        for p in scan.paragraphs:
-            if len(p.key) >= min_chars:
-                paragraphs.setdefault(p.key, pos)
-        seen: set[str] = set()
-        for h in scan.headings:
-            if h.key not in seen:
-                seen.add(h.key)
-                headings.setdefault(h.key, []).append((pos, h.text))
+    headings: dict[str, tuple[int, str]] = {}
+    for pos in range(len(outlines) - 1, -1, -1):
+        o = outlines[pos]
+        paragraphs.update(dict.fromkeys([k for k in o.paragraphs if len(k) >= min_chars], pos))
+        headings.update({key: (pos, text) for key, text in reversed(o.headings)})
     return GroupTables(paragraphs, headings)
 
 
 def _tables(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
-    key = (min_chars, *((f.canonical, f.bytes, f.content) for f in files))
+    # Keyed by the paths (their hashes are cached in the strings) and checked against the
+    # contents with one C-level tuple comparison: identical strings are not even compared.
+    key = (min_chars, tuple([f.canonical for f in files]))
+    contents = tuple([f.content for f in files])
+    hit = _groups.get(key)
+    if hit is not None and hit[0] == contents:
+        return hit[1]
+    tables = _build(tuple([outline_of(f.canonical, f.content) for f in files]), min_chars)
     with _lock:
-        hit = _groups.get(key)
-        if hit is not None:
-            _groups.move_to_end(key)
-            return hit
-    tables = _build(files, min_chars)
-    with _lock:
-        _groups[key] = tables
+        _groups.pop(key, None)
+        _groups[key] = (contents, tables)
         while len(_groups) > _MAX_GROUPS:
-            _groups.popitem(last=False)
+            del _groups[next(iter(_groups))]
     return tables
 
 
@@ -103,15 +127,9 @@ class ChainIndex:
     @cached_property
     def groups(self) -> list[tuple[tuple[RuleFile, ...], GroupTables]]:
         out: list[tuple[tuple[RuleFile, ...], GroupTables]] = []
-        files = self.chain.files
-        i = 0
-        while i < len(files):
-            j = i
-            while j < len(files) and files[j].root == files[i].root:
-                j += 1
-            group = files[i:j]
+        for _, members in groupby(self.chain.files, key=_ROOT):
+            group = tuple(members)
             out.append((group, _tables(group, self.min_paragraph_chars)))
-            i = j
         return out
 
     def first_with_paragraph(self, key: str) -> RuleFile | None:
@@ -135,10 +153,9 @@ class ChainIndex:
             if not ((head.role == "home" and entry.role == "project")
                     or _is_ancestor(head.root, entry.root)):
                 continue
-            hits = tables.headings.get(key)
-            if hits:
-                pos, text = hits[0]
-                return files[pos], text
+            hit = tables.headings.get(key)
+            if hit is not None:
+                return files[hit[0]], hit[1]
         return None
 
 
@@ -165,3 +182,4 @@ def clear() -> None:
     with _lock:
         _chains.clear()
         _groups.clear()
+        _outlines.clear()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from rulelens.lint.chainindex import ChainIndex, index_for
 from rulelens.lint.config import LintConfig
@@ -83,5 +83,16 @@ class Context:
     def rel(self, path: str) -> str:
         base = self.git_root
         if base and (path.startswith(base.rstrip(os.sep) + os.sep)):
-            return os.path.relpath(path, base)
+            return _relpath(path, base)
         return path
+
+
+def clear_caches() -> None:
+    _relpath.cache_clear()
+
+
+@lru_cache(maxsize=4096)
+def _relpath(path: str, base: str) -> str:
+    """``os.path.relpath`` of a path below an absolute ``base``: pure string work, and the
+    same related file is named in many findings."""
+    return os.path.relpath(path, base)

@@ -12,6 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 from typing import Any
 
 import yaml
@@ -26,6 +27,7 @@ _DISABLE = re.compile(r"<!--\s*rulelens-disable\b([^>]*?)-->", re.IGNORECASE)
 _CODE = re.compile(r"RL\d{3}", re.IGNORECASE)
 _LENIENT_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)(.*)$")
 _LENIENT_ITEM = re.compile(r"^([ \t]*)-[ \t]+(.*)$")
+_PLUS_ONE = (1).__add__
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,8 @@ class Document:
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        starts = [0]
-        for ln in self.lines[:-1]:
-            starts.append(starts[-1] + len(ln) + 1)
-        return starts
+        # Running sums of (line length + 1), in C: a 50 MB file has a million lines.
+        return list(accumulate(map(_PLUS_ONE, map(len, self.lines[:-1])), initial=0))
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, offset) - 1

@@ -16,12 +16,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from rulelens.lint import chainindex
 from rulelens.lint.checks import content, discovery, frontmatter, size
 from rulelens.lint.config import LintConfig
 from rulelens.lint.context import Context
+from rulelens.lint.context import clear_caches as clear_context_caches
 from rulelens.lint.document import Document
 from rulelens.lint.formats import classify
-from rulelens.lint.globs import WORKSPACE
+from rulelens.lint.globs import WORKSPACE, compile_glob
 from rulelens.lint.model import Finding, Range
 from rulelens.rules.model import Chain
 
@@ -61,6 +63,16 @@ def invalidate(paths: Iterable[str] | None = None) -> None:
     for p in paths:
         WORKSPACE.invalidate(p)
         WORKSPACE.invalidate(os.path.dirname(p))
+
+
+def clear_caches() -> None:
+    """Forget everything the linter memoises across calls (outlines, chain tables, globs,
+    workspace listings, related-file lines): the next lint starts cold."""
+    WORKSPACE.invalidate()
+    chainindex.clear()
+    compile_glob.cache_clear()
+    content.clear_caches()
+    clear_context_caches()
 
 
 ALL_CODES = (*(code for family in FAMILIES for code in family.CODES), "RL307")

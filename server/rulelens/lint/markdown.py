@@ -5,19 +5,31 @@ the whole text instead of a Python loop per line (linting 1,000 files must stay 
 cost of reading them). Paragraphs are runs of non-blank, non-heading lines; their key is
 their exact text (trimmed, CR removed), since the check is about *exact* duplicates.
 CommonMark subtleties (setext headings, lazy continuation, HTML blocks) are not modelled:
-they do not change which paragraphs are *exactly* repeated. Cached by content.
+they do not change which paragraphs are *exactly* repeated.
+
+Two views of one scan: :func:`outline` gives only the keys (paragraph texts, heading keys
+and titles) and is what the chain tables and a document's first look need; positions are
+computed lazily (:func:`iter_paragraphs`, :func:`iter_headings`) only for a document that
+actually has a finding, and only up to the findings reported. Line-start patterns are
+written as ``\\n…`` plus a separate test of the first line, because a literal first
+character lets the regex engine skip ahead instead of trying every position as ``^`` would.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
-_HEADING = re.compile(r"^( {0,3})(#{1,6})[ \t]+([^\n]*)$", re.MULTILINE)
+# Each line-start construct has two spellings: ``_AT`` matches at a known line start,
+# ``_NL`` finds the following ones (group offsets are the same in both).
+_FENCE_AT = re.compile(r" {0,3}(`{3,}|~{3,})([^\n]*)")
+_FENCE_NL = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
+_HEADING_AT = re.compile(r"( {0,3})(#{1,6})[ \t]+([^\n]*)")
+_HEADING_NL = re.compile(r"\n( {0,3})(#{1,6})[ \t]+([^\n]*)")
+_TITLE_NL = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]*)")
 _PARA = re.compile(r"(?:^(?! {0,3}#{1,6}[ \t])[^\S\n]*\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
 _SPACES = re.compile(r"\s+")
 
@@ -46,16 +58,78 @@ class Scan:
     unclosed_fence: tuple[int, int, str] | None
 
 
+@dataclass(frozen=True, eq=False)
+class Outline:
+    """The keys of a scan, in order, without positions.
+
+    Compared by identity: the chain tables use outlines as cache keys, and one outline is
+    made per file content (see :mod:`rulelens.lint.chainindex`).
+    """
+
+    #: :attr:`Paragraph.key` of every paragraph.
+    paragraphs: tuple[str, ...]
+    #: ``(key, text)`` of every heading outside fences.
+    headings: tuple[tuple[str, str], ...]
+    unclosed_fence: bool
+
+
 def heading_key(text: str) -> str:
     key = text.strip().lower()
     return _SPACES.sub(" ", key) if "  " in key or "\t" in key else key
 
 
-def _fences(text: str, start: int) -> tuple[list[tuple[int, int]], tuple[int, str] | None]:
+def _title(rest: str) -> str:
+    raw = rest.rstrip()  # drops a CRLF's \r too
+    return raw.rstrip("#").rstrip() if raw.endswith("#") else raw
+
+
+def _start(text: str, first_line: int) -> int:
+    """Offset of line ``first_line`` (``len(text)`` past the end)."""
+    start = 0
+    for _ in range(first_line):
+        nl = text.find("\n", start)
+        if nl < 0:
+            return len(text)
+        start = nl + 1
+    return start
+
+
+def _at_lines(at: re.Pattern[str], nl: re.Pattern[str], text: str,
+              start: int) -> Iterator[tuple[int, re.Match[str]]]:
+    """``(line start, match)`` of each line from ``start`` (a line start) matching."""
+    m = at.match(text, start)
+    if m is not None:
+        yield start, m
+    for m in nl.finditer(text, start):
+        yield m.start() + 1, m
+
+
+class _Fences(NamedTuple):
+    #: Fenced (start, end) offsets, in order.
+    ranges: list[tuple[int, int]]
+    #: (offset, fence) of the opening of a fence never closed.
+    unclosed: tuple[int, str] | None
+
+    def contains(self, offset: int) -> bool:
+        ranges = self.ranges
+        i = bisect.bisect_right(ranges, offset, key=_first) - 1
+        return i >= 0 and ranges[i][0] <= offset < ranges[i][1]
+
+
+def _first(r: tuple[int, int]) -> int:
+    return r[0]
+
+
+_NO_FENCES = _Fences([], None)
+
+
+def _fences(text: str, start: int) -> _Fences:
     """Fenced ranges (offsets) and the opening of an unclosed fence."""
+    if "```" not in text and "~~~" not in text:
+        return _NO_FENCES
     ranges: list[tuple[int, int]] = []
     open_at: tuple[int, str, int] | None = None  # offset, fence, length
-    for m in _FENCE.finditer(text, start):
+    for _, m in _at_lines(_FENCE_AT, _FENCE_NL, text, start):
         fence, info = m.group(1), m.group(2)
         if open_at is None:
             if fence[0] == "`" and "`" in info:
@@ -66,51 +140,18 @@ def _fences(text: str, start: int) -> tuple[list[tuple[int, int]], tuple[int, st
             open_at = None
     if open_at is not None:
         ranges.append((open_at[0], len(text)))
-        return ranges, (open_at[0], open_at[1])
-    return ranges, None
+        return _Fences(ranges, (open_at[0], open_at[1]))
+    return _Fences(ranges, None)
 
 
-def scan(text: str, first_line: int = 0) -> Scan:
-    """Scan ``text`` from line ``first_line``; line numbers are 0-based lines of ``text``."""
-    start = 0
-    if first_line:
-        for _ in range(first_line):
-            nl = text.find("\n", start)
-            if nl < 0:
-                start = len(text)
-                break
-            start = nl + 1
-    cursor = [0, 0]  # offset, line: positions are asked for in increasing order
+def _position(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset), offset - (text.rfind("\n", 0, offset) + 1)
 
-    def position(offset: int) -> tuple[int, int]:
-        at, line = cursor
-        if offset < at:
-            at, line = 0, 0
-        line += text.count("\n", at, offset)
-        cursor[0], cursor[1] = offset, line
-        return line, offset - (text.rfind("\n", 0, offset) + 1)
 
-    has_fence = "```" in text or "~~~" in text
-    ranges, unclosed = _fences(text, start) if has_fence else ([], None)
-    fence_starts = [r[0] for r in ranges]
-
-    def fenced(offset: int) -> bool:
-        i = bisect.bisect_right(fence_starts, offset) - 1
-        return i >= 0 and ranges[i][0] <= offset < ranges[i][1]
-
-    headings: list[Heading] = []
-    if "#" in text:
-        for m in _HEADING.finditer(text, start):
-            if ranges and fenced(m.start()):
-                continue
-            line, _ = position(m.start())
-            col = len(m.group(1))
-            raw = m.group(3).rstrip()  # drops a CRLF's \r too
-            end = col + (m.start(3) - m.start(2)) + len(raw)
-            title = raw.rstrip("#").rstrip() if raw.endswith("#") else raw
-            headings.append(Heading(heading_key(title), title, line, col, end))
-    paragraphs: list[Paragraph] = []
-    line = first_line
+def iter_paragraphs(text: str, first_line: int = 0, line_base: int = 0) -> Iterator[Paragraph]:
+    """Paragraphs of ``text`` from line ``first_line``, lines moved down by ``line_base``."""
+    start = _start(text, first_line)
+    line = first_line + line_base
     prev = start
     for m in _PARA.finditer(text, start):
         line += text.count("\n", prev, m.start())
@@ -118,28 +159,63 @@ def scan(text: str, first_line: int = 0) -> Scan:
         end_line = line + body.count("\n")
         if "\r" in body:
             body = body.replace("\r", "")
-        paragraphs.append(Paragraph(body, line, end_line))
+        yield Paragraph(body, line, end_line)
         prev = m.start()
-    fence_info = None
-    if unclosed is not None:
-        cursor[0], cursor[1] = 0, 0
-        fl, fc = position(unclosed[0])
-        fence_info = (fl, fc, unclosed[1])
-    return Scan(tuple(paragraphs), tuple(headings), fence_info)
 
 
-@lru_cache(maxsize=1024)
-def scan_text(text: str) -> Scan:
-    """Cached scan of a whole text (chain files are scanned once per content)."""
-    return scan(text)
+def iter_headings(text: str, first_line: int = 0, line_base: int = 0) -> Iterator[Heading]:
+    """ATX headings outside fences, from line ``first_line``, moved down by ``line_base``."""
+    if "#" not in text:
+        return
+    start = _start(text, first_line)
+    fences = _fences(text, start)
+    line = line_base
+    prev = 0
+    for at, m in _at_lines(_HEADING_AT, _HEADING_NL, text, start):
+        if fences.ranges and fences.contains(at):
+            continue
+        line += text.count("\n", prev, at)
+        prev = at
+        col = len(m.group(1))
+        raw = m.group(3).rstrip()
+        end = col + (m.start(3) - m.start(2)) + len(raw)
+        title = raw.rstrip("#").rstrip() if raw.endswith("#") else raw
+        yield Heading(heading_key(title), title, line, col, end)
 
 
-def shifted(s: Scan, lines: int) -> Scan:
-    """``s`` with every line number moved down by ``lines``."""
-    if not lines:
-        return s
-    fence = s.unclosed_fence
-    return Scan(
-        tuple(Paragraph(p.key, p.line + lines, p.end_line + lines) for p in s.paragraphs),
-        tuple(Heading(h.key, h.text, h.line + lines, h.start, h.end) for h in s.headings),
-        None if fence is None else (fence[0] + lines, fence[1], fence[2]))
+def unclosed_fence(text: str, first_line: int = 0,
+                   line_base: int = 0) -> tuple[int, int, str] | None:
+    """(line, column, fence) of a fence opened from line ``first_line`` and never closed."""
+    found = _fences(text, _start(text, first_line)).unclosed
+    if found is None:
+        return None
+    line, col = _position(text, found[0])
+    return line + line_base, col, found[1]
+
+
+def outline(text: str, first_line: int = 0) -> Outline:
+    """The keys :func:`scan` would give, without positions (C-level passes only)."""
+    start = _start(text, first_line)
+    paragraphs = [p.strip() for p in _PARA.findall(text, start)]
+    if "\r" in text:
+        paragraphs = [p.replace("\r", "") if "\r" in p else p for p in paragraphs]
+    fences = _fences(text, start)
+    titles: list[str]
+    if "#" not in text:
+        titles = []
+    elif fences.ranges:
+        titles = [_title(m.group(3)) for at, m in _at_lines(_HEADING_AT, _HEADING_NL, text,
+                                                             start)
+                  if not fences.contains(at)]
+    else:
+        first = _HEADING_AT.match(text, start)
+        titles = [_title(first.group(3))] if first is not None else []
+        titles += [_title(rest) for rest in _TITLE_NL.findall(text, start)]
+    return Outline(tuple(paragraphs), tuple((heading_key(t), t) for t in titles),
+                   fences.unclosed is not None)
+
+
+def scan(text: str, first_line: int = 0) -> Scan:
+    """Scan ``text`` from line ``first_line``; line numbers are 0-based lines of ``text``."""
+    return Scan(tuple(iter_paragraphs(text, first_line)), tuple(iter_headings(text, first_line)),
+                unclosed_fence(text, first_line))

@@ -9,10 +9,22 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 
+from rulelens.lint.chainindex import ChainIndex, outline_of
 from rulelens.lint.context import Context
-from rulelens.lint.markdown import Scan, scan, scan_text, shifted
+from rulelens.lint.markdown import (
+    Heading,
+    Outline,
+    Paragraph,
+    iter_headings,
+    iter_paragraphs,
+    outline,
+    scan,
+    unclosed_fence,
+)
 from rulelens.lint.model import Range, Related
 from rulelens.rules.model import RuleFile
 from rulelens.rusttext import WHITE_SPACE
@@ -36,38 +48,61 @@ def run(ctx: Context) -> None:
     compare = entry is not None and ctx.index is not None and entry.precedence > 1
     if not compare and "```" not in doc.text and "~~~" not in doc.text:
         return  # nothing below needs the Markdown structure
-    body_scan = _body_scan(ctx, start)
-    if body_scan.unclosed_fence is not None:
-        line, col, fence = body_scan.unclosed_fence
-        ctx.emit("RL404", f"This {fence} fence is never closed: everything after it is code"
-                 " to the model, and Claude ignores `@imports` after it.",
-                 Range.of(line, col, line, col + len(fence)))
+    body = _body(ctx, start)
+    if body.outline.unclosed_fence:
+        fence_at = unclosed_fence(body.text, body.first_line, body.line_base)
+        if fence_at is not None:
+            line, col, fence = fence_at
+            ctx.emit("RL404", f"This {fence} fence is never closed: everything after it is"
+                     " code to the model, and Claude ignores `@imports` after it.",
+                     Range.of(line, col, line, col + len(fence)))
     if compare and entry is not None:
-        _duplicates(ctx, body_scan, entry)
-        _headings(ctx, body_scan, entry)
+        disk: dict[str, _DiskLines] = {}  # one stat per related file and document
+        _duplicates(ctx, body, entry, disk)
+        _headings(ctx, body, entry, disk)
 
 
-def _body_scan(ctx: Context, start: int) -> Scan:
-    """The document's scan, shared with the chain's scan of the same text when possible.
+@dataclass(frozen=True)
+class _Body:
+    """The scanned part of a document: lines ``first_line``… of ``text``, reported
+    ``line_base`` lines further down, and its outline (keys without positions)."""
+
+    text: str
+    first_line: int
+    line_base: int
+    outline: Outline
+
+    def paragraphs(self) -> Iterator[Paragraph]:
+        return iter_paragraphs(self.text, self.first_line, self.line_base)
+
+    def headings(self) -> Iterator[Heading]:
+        return iter_headings(self.text, self.first_line, self.line_base)
+
+
+def _body(ctx: Context, start: int) -> _Body:
+    """The document's body, sharing the chain's outline of the same text when possible.
 
     A named file is injected verbatim and a rule file's injected content is a suffix of its
-    text, so the chain index has usually scanned the same characters already.
+    text, so the chain index has usually outlined the same characters already.
     """
     text = ctx.doc.text
-    if start == 0:
-        return scan_text(text)
     entry = ctx.chain_entry
     content = entry.content if entry is not None else ""
-    if content and text.endswith(content):
+    if start == 0:
+        if entry is not None and (content is text or content == text):
+            return _Body(text, 0, 0, outline_of(entry.canonical, content))
+        return _Body(text, 0, 0, outline(text))
+    if entry is not None and content and text.endswith(content):
         offset = len(text) - len(content)
         if text[offset - 1] == "\n":
-            return shifted(scan_text(content), text.count("\n", 0, offset))
-    return scan(text, start)
+            return _Body(content, 0, text.count("\n", 0, offset),
+                         outline_of(entry.canonical, content))
+    return _Body(text, start, 0, outline(text, start))
 
 
 def _tags(ctx: Context, start_line: int) -> None:
     text = ctx.doc.text
-    if _QUICK.search(text) is None:
+    if not _may_have_tag(text):
         return
     offset = sum(len(ln) + 1 for ln in ctx.doc.lines[:start_line]) if start_line else 0
     for count, m in enumerate(_TAG.finditer(text, offset), start=1):
@@ -83,8 +118,23 @@ def _tags(ctx: Context, start_line: int) -> None:
             return
 
 
+def _may_have_tag(text: str) -> bool:
+    """Whether ``text`` can contain a tag (no false "no").
+
+    An ASCII text is lowered in C and searched with the fast substring search, several
+    times faster than a case-insensitive regex; other text keeps the regex, whose Unicode
+    case folding also matches ``ı`` (dotless i) and ``K`` (Kelvin) where ``lower`` would not.
+    """
+    if text.isascii():
+        return "reminder" in text.lower()
+    return _QUICK.search(text) is not None
+
+
+_DiskLines = tuple[dict[str, int], dict[str, int]]
+
+
 @lru_cache(maxsize=256)
-def _disk_lines(path: str, size: int, mtime: int) -> tuple[dict[str, int], dict[str, int]]:
+def _disk_lines(path: str, size: int, mtime: int) -> _DiskLines:
     """Stripped line → first line number, and heading key → line, of a file on disk.
 
     Chain content of rule files is frontmatter-stripped, so related locations are looked up
@@ -104,26 +154,40 @@ def _disk_lines(path: str, size: int, mtime: int) -> tuple[dict[str, int], dict[
     return first, heads
 
 
-def _lookup(path: str) -> tuple[dict[str, int], dict[str, int]]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return {}, {}
-    return _disk_lines(path, st.st_size, st.st_mtime_ns)
+def clear_caches() -> None:
+    _disk_lines.cache_clear()
 
 
-def _duplicates(ctx: Context, body: Scan, entry: RuleFile) -> None:
-    assert ctx.index is not None
+def _lookup(path: str, seen: dict[str, _DiskLines]) -> _DiskLines:
+    found = seen.get(path)
+    if found is None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            found = {}, {}
+        else:
+            found = _disk_lines(path, st.st_size, st.st_mtime_ns)
+        seen[path] = found
+    return found
+
+
+def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
+                disk: dict[str, _DiskLines]) -> None:
+    index = ctx.index
+    assert index is not None
     min_chars = ctx.config.thresholds.duplicate_min_chars
+    if not any(_earlier_copy(index, key, entry) for key in body.outline.paragraphs
+               if len(key) >= min_chars):
+        return  # the common case: positions are never computed
     count = 0
-    for p in body.paragraphs:
+    for p in body.paragraphs():
         if len(p.key) < min_chars:
             continue
-        other = ctx.index.first_with_paragraph(p.key)
+        other = index.first_with_paragraph(p.key)
         if other is None or other.precedence >= entry.precedence:
             continue
         first = " ".join(ctx.doc.lines[p.line].split())
-        line = _lookup(other.path)[0].get(first, 0)
+        line = _lookup(other.path, disk)[0].get(first, 0)
         ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
                  f" {line + 1}), which loads earlier in the same chain: the agent reads it"
                  " twice.", Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
@@ -134,15 +198,25 @@ def _duplicates(ctx: Context, body: Scan, entry: RuleFile) -> None:
             return
 
 
-def _headings(ctx: Context, body: Scan, entry: RuleFile) -> None:
-    assert ctx.index is not None
+def _earlier_copy(index: ChainIndex, key: str, entry: RuleFile) -> bool:
+    other = index.first_with_paragraph(key)
+    return other is not None and other.precedence < entry.precedence
+
+
+def _headings(ctx: Context, body: _Body, entry: RuleFile,
+              disk: dict[str, _DiskLines]) -> None:
+    index = ctx.index
+    assert index is not None
+    if not any(index.shallower_heading(key, entry) is not None
+               for key, _ in body.outline.headings):
+        return
     count = 0
-    for h in body.headings:
-        hit = ctx.index.shallower_heading(h.key, entry)
+    for h in body.headings():
+        hit = index.shallower_heading(h.key, entry)
         if hit is None:
             continue
         other, text = hit
-        line = _lookup(other.path)[1].get(h.key, 0)
+        line = _lookup(other.path, disk)[1].get(h.key, 0)
         ctx.emit("RL403", f"Section \"{h.text}\" also appears in {ctx.rel(other.path)},"
                  " which is closer to the root: this deeper file wins on conflicts, so this"
                  " section likely overrides or repeats it.",
