@@ -91,8 +91,10 @@ try {
   result.lenses = lenses;
   step("code lens", { lenses });
 
-  // The Active Rules view in its own activity-bar container.
-  await page.locator('.activitybar .action-item a[aria-label^="RuleLens"], .activitybar .action-item[aria-label^="RuleLens"]').first().click();
+  // The Active Rules view lives in its own activity-bar container; clicking the code lens
+  // (the server's rulelens.showChain) reveals it.
+  await page.locator('.activitybar .action-item a[aria-label^="RuleLens"], .activitybar .action-item[aria-label^="RuleLens"]').first().waitFor({ timeout: 20000 });
+  await lens.locator("a").first().click();
   const rows = page.locator(".part.sidebar .monaco-list-row");
   const expects = JSON.parse(env("TREE_EXPECT"));
   for (const text of expects) await rows.filter({ hasText: text }).first().waitFor({ timeout: 30000 });
@@ -111,6 +113,12 @@ try {
   await status.waitFor({ timeout: 20000 });
   result.statusBar = (await status.innerText()).trim();
   step("status bar", { text: result.statusBar });
+  // The status-bar item opens the view from elsewhere: switch to the Explorer, click it.
+  await page.locator('.activitybar .action-item a[aria-label^="Explorer"], .activitybar .action-item[aria-label^="Explorer"]').first().click();
+  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ state: "detached", timeout: 10000 });
+  await status.click();
+  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ timeout: 20000 });
+  step("status bar click reopened Active Rules");
   await shot("vscode-active-rules.png");
 
   // Clicking a skipped file opens it (CLAUDE.local.md is gitignored, so the agent skips it).
