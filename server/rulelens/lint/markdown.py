@@ -31,6 +31,8 @@ _HEADING_AT = re.compile(r"( {0,3})(#{1,6})[ \t]+([^\n]*)")
 _HEADING_NL = re.compile(r"\n( {0,3})(#{1,6})[ \t]+([^\n]*)")
 _TITLE_NL = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]*)")
 _PARA = re.compile(r"(?:^(?! {0,3}#{1,6}[ \t])[^\S\n]*\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
+#: A line that ends a paragraph (blank, or an ATX heading), with the newline before it.
+_BREAK = re.compile(r"\n(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t])[^\n]*)(?=\n|\Z)")
 _SPACES = re.compile(r"\s+")
 
 
@@ -196,23 +198,40 @@ def unclosed_fence(text: str, first_line: int = 0,
 def outline(text: str, first_line: int = 0) -> Outline:
     """The keys :func:`scan` would give, without positions (C-level passes only)."""
     start = _start(text, first_line)
-    paragraphs = [p.strip() for p in _PARA.findall(text, start)]
+    # Paragraphs are what lies between blank or heading lines: one C-level split.
+    pieces = _BREAK.split("\n" + (text[start:] if start else text))
+    paragraphs = [p for p in map(str.strip, pieces) if p]
     if "\r" in text:
         paragraphs = [p.replace("\r", "") if "\r" in p else p for p in paragraphs]
     fences = _fences(text, start)
-    titles: list[str]
+    rests: list[str]
     if "#" not in text:
-        titles = []
+        rests = []
     elif fences.ranges:
-        titles = [_title(m.group(3)) for at, m in _at_lines(_HEADING_AT, _HEADING_NL, text,
-                                                             start)
-                  if not fences.contains(at)]
+        rests = [m.group(3) for at, m in _at_lines(_HEADING_AT, _HEADING_NL, text, start)
+                 if not fences.contains(at)]
     else:
         first = _HEADING_AT.match(text, start)
-        titles = [_title(first.group(3))] if first is not None else []
-        titles += [_title(rest) for rest in _TITLE_NL.findall(text, start)]
-    return Outline(tuple(paragraphs), tuple((heading_key(t), t) for t in titles),
-                   fences.unclosed is not None)
+        rests = [first.group(3)] if first is not None else []
+        rests += _TITLE_NL.findall(text, start)
+    return Outline(tuple(paragraphs), _keyed_titles(rests), fences.unclosed is not None)
+
+
+def _keyed_titles(rests: list[str]) -> tuple[tuple[str, str], ...]:
+    """``(heading_key(t), t)`` for ``t = _title(rest)``, with C-level maps for the common
+    case (no closing ``#``, no runs of white space) and the per-title path otherwise."""
+    if not rests:
+        return ()
+    raws = list(map(str.rstrip, rests))
+    if "#\n" in "\n".join(raws) + "\n":  # some title has a closing sequence
+        titles = [raw.rstrip("#").rstrip() if raw.endswith("#") else raw for raw in raws]
+    else:
+        titles = raws
+    keys = list(map(str.lower, map(str.strip, titles)))
+    joined = "\n".join(keys)
+    if "  " in joined or "\t" in joined:
+        keys = [_SPACES.sub(" ", k) if "  " in k or "\t" in k else k for k in keys]
+    return tuple(zip(keys, titles, strict=True))
 
 
 def scan(text: str, first_line: int = 0) -> Scan:
