@@ -36,6 +36,10 @@ class ServerDocuments implements vscode.TextDocumentContentProvider {
     return statusMarkdown(status);
   }
 
+  forget(uri: vscode.Uri): void {
+    this.open.delete(uri.toString());
+  }
+
   /** Re-read every open virtual document, e.g. after the chain changed on disk. */
   refreshAll(): void {
     for (const u of this.open) this.emitter.fire(vscode.Uri.parse(u));
@@ -50,6 +54,8 @@ export function registerDocuments(context: vscode.ExtensionContext, server: Rule
     vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, documents),
     vscode.workspace.registerTextDocumentContentProvider(STATUS_SCHEME, documents),
     server.onChainChanged(() => documents?.refreshAll()),
+    server.onMemoryIndexed(() => documents?.refreshAll()),
+    vscode.workspace.onDidCloseTextDocument((d) => documents?.forget(d.uri)),
   );
 }
 

@@ -12,6 +12,8 @@ export const Methods = {
   memorySearch: "rulelens/memorySearch",
   memoryStatus: "rulelens/memoryStatus",
   chainChanged: "rulelens/chainChanged",
+  /** Server -> client `{workspaceUri, reindexed, removed}` after the memory index changed. */
+  memoryIndexed: "rulelens/memoryIndexed",
 } as const;
 
 /** Server-side commands run through `workspace/executeCommand`. */

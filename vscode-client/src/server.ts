@@ -23,7 +23,7 @@ import {
 } from "vscode-languageclient/node";
 import { Methods, ServerCommands, type ChainChangedParams } from "./protocol";
 import { resolveServerCommand, type ResolvedCommand } from "./serverCommand";
-import { readServerSettings, serverCommandInputs } from "./settings";
+import { readServerSettings, serverCommandInputs, watchPythonInterpreter } from "./settings";
 import { diagnose, type ProbeResult } from "./startupDiagnosis";
 
 export type ServerStatus = { state: "starting" } | { state: "running" } | { state: "failed"; reason: string } | { state: "stopped" };
@@ -42,6 +42,9 @@ export class RuleLensServer implements vscode.Disposable {
   readonly onDidChangeStatus = this.statusEmitter.event;
   /** `rulelens/chainChanged` from the server: the URIs whose chain changed on disk. */
   readonly onChainChanged = this.chainChangedEmitter.event;
+  private readonly memoryIndexedEmitter = new vscode.EventEmitter<void>();
+  /** `rulelens/memoryIndexed`: the memory index changed (open status documents re-read). */
+  readonly onMemoryIndexed = this.memoryIndexedEmitter.event;
 
   /** Called with the result of `rulelens.showChain` (the code lens): the view reveals itself. */
   onShowChain: ((uri: string | undefined) => void) | undefined;
@@ -54,6 +57,7 @@ export class RuleLensServer implements vscode.Disposable {
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.restart("workspace trusted")),
     );
+    void watchPythonInterpreter(() => void this.restart("the Python extension's interpreter changed")).then((d) => d && this.disposables.push(d));
   }
 
   get languageClient(): LanguageClient | undefined {
@@ -157,6 +161,7 @@ export class RuleLensServer implements vscode.Disposable {
       client.onNotification(Methods.chainChanged, (params: ChainChangedParams) => {
         this.chainChangedEmitter.fire(params?.uris ?? []);
       }),
+      client.onNotification(Methods.memoryIndexed, () => this.memoryIndexedEmitter.fire()),
       client.onDidChangeState((e) => {
         if (e.newState === State.Running) this.setStatus({ state: "running" });
       }),
@@ -250,6 +255,7 @@ export class RuleLensServer implements vscode.Disposable {
     this.disposables.forEach((d) => d.dispose());
     this.statusEmitter.dispose();
     this.chainChangedEmitter.dispose();
+    this.memoryIndexedEmitter.dispose();
   }
 }
 

@@ -26,7 +26,10 @@ export function readServerSettings(): ServerSettings {
 }
 
 interface PythonExtensionApi {
-  settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand: string[] | undefined } };
+  settings?: {
+    getExecutionDetails?(resource?: vscode.Uri): { execCommand: string[] | undefined };
+    onDidChangeExecutionDetails?: vscode.Event<vscode.Uri | undefined>;
+  };
   environments?: { getActiveEnvironmentPath?(resource?: vscode.Uri): { path: string } };
 }
 
@@ -54,4 +57,21 @@ export async function serverCommandInputs(): Promise<ServerCommandInputs> {
     python,
     pythonExtensionInterpreter: python.trim() ? undefined : await pythonExtensionInterpreter(),
   };
+}
+
+/**
+ * Calls `onChange` when the Python extension's selected interpreter changes, but only while
+ * `rulelens.server.python` is empty (otherwise that setting decides and the change is moot).
+ */
+export async function watchPythonInterpreter(onChange: () => void): Promise<vscode.Disposable | undefined> {
+  const ext = vscode.extensions.getExtension<PythonExtensionApi>("ms-python.python");
+  if (!ext) return undefined;
+  try {
+    const api = ext.isActive ? ext.exports : await ext.activate();
+    return api?.settings?.onDidChangeExecutionDetails?.(() => {
+      if (!vscode.workspace.getConfiguration("rulelens.server").get<string>("python", "").trim()) onChange();
+    });
+  } catch {
+    return undefined;
+  }
 }
