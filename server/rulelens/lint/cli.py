@@ -34,13 +34,18 @@ class Linter:
     env: AgentEnvironment
     resolver: Resolver = field(init=False)
     configs: dict[str, LintConfig] = field(default_factory=dict)
+    #: Directory → repository root (or itself): files of one directory share the walk up.
+    roots: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.resolver = Resolver(self.env)
 
     def config_for(self, path: str) -> LintConfig:
         start = path if os.path.isdir(path) else os.path.dirname(path)
-        root = discover_git_root(start) or start
+        root = self.roots.get(start)
+        if root is None:
+            root = discover_git_root(start) or start
+            self.roots[start] = root
         found = self.configs.get(root)
         if found is None:
             found = load_config(root)
