@@ -75,11 +75,20 @@ async def search(client: LanguageClient, md: MemDemo, query: str, **extra: Any) 
 
 
 def comparable(payload: dict[str, Any]) -> dict[str, Any]:
-    """A search payload with scores rounded: decay uses the clock, two calls differ by ns."""
+    """A search payload without its scores (compare those with :func:`same_search`)."""
     out = dict(payload)
-    out["results"] = [{**r, "score": round(r["score"], 6), "raw_score": round(r["raw_score"], 6)}
+    out["results"] = [{k: v for k, v in r.items() if k not in ("score", "raw_score")}
                       for r in payload["results"]]
     return out
+
+
+def same_search(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal payloads, scores within 1e-5: session decay uses the clock, and two calls a
+    few seconds apart differ around the 7th decimal (half-life 30 days)."""
+    if comparable(a) != comparable(b):
+        return False
+    return all(abs(x[k] - y[k]) <= 1e-5 for x, y in zip(a["results"], b["results"], strict=True)
+               for k in ("score", "raw_score"))
 
 
 async def eventually(check: Any, timeout: float, step: float = 0.1) -> Any:

@@ -22,9 +22,9 @@ from .memory_fixtures import (
     cli,
     cli_json,
     closed_port,
-    comparable,
     embeddings_server,
     make_memdemo,
+    same_search,
     search,
 )
 
@@ -97,7 +97,7 @@ async def test_dead_endpoint_degrades_to_fts_and_says_so_over_lsp(md: MemDemo) -
         assert "embedding failed, FTS only" in got["note"] and "cannot reach" in got["note"]
         assert dead.rsplit("/", 1)[0] in got["note"]
         plain_fts = cli_json(md, "search", "flaky checkout test", "--embedder", "none")
-        assert comparable({**got, "mode": "fts", "note": None}) == comparable(plain_fts)
+        assert same_search({**got, "mode": "fts", "note": None}, plain_fts)
         again = await search(c, md, "stripe")      # every query says so, none errors
         assert again["mode"] == "fts-fallback" and again["results"]
     finally:

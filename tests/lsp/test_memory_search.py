@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from rulelens.lsp import protocol
 
 from .conftest import CLIENTS, request, start_client, stop_client
-from .memory_fixtures import MemDemo, cli_json, comparable, make_memdemo, search
+from .memory_fixtures import MemDemo, cli_json, make_memdemo, same_search, search
 
 
 @pytest.fixture
@@ -52,12 +52,12 @@ async def test_first_search_indexes_with_progress_then_equals_cli(
 
     assert got["mode"] == "fts" and got["note"] is None
     assert got["results"][0]["path"].endswith("fix-flaky-checkout-test-0193a1b2.md")
-    assert comparable(got) == comparable(cli_json(md, "search", "flaky checkout test"))
+    assert same_search(got, cli_json(md, "search", "flaky checkout test"))
 
     # The index is up to date now: a second search creates no progress token.
     again = await search(client, md, "stripe")
     assert len(client.progress_reports) == 1
-    assert comparable(again) == comparable(cli_json(md, "search", "stripe"))
+    assert same_search(again, cli_json(md, "search", "stripe"))
 
 
 async def test_all_flag_adds_marked_results_like_cli(client: LanguageClient, md: MemDemo) -> None:
@@ -67,7 +67,7 @@ async def test_all_flag_adds_marked_results_like_cli(client: LanguageClient, md:
     assert wide["results"][:len(narrow["results"])] == narrow["results"]
     extra = wide["results"][len(narrow["results"]):]
     assert extra and not any(r["agent_returns"] for r in extra)
-    assert comparable(wide) == comparable(cli_json(md, "search", "stripe", "--all"))
+    assert same_search(wide, cli_json(md, "search", "stripe", "--all"))
 
 
 async def test_status_matches_cli_and_counts_the_index(client: LanguageClient,
