@@ -69,55 +69,13 @@ def _with_context(context: str, text: str) -> str:
     return text if not context else f"[Context: {context}]\n\n{text}"
 
 
-#: A header line after the first: ``\n``, whitespace other than ``\n`` (which ends a
-#: line), a run of ``#``, then a space or the end of the line (Rust ``lines`` drops one
-#: ``\r`` before ``\n``; a lone ``\r`` at the very end stays in the line). The same rule
-#: as :func:`header_level`, applied to the whole text at once: a per-line Python call
-#: was most of the chunker's time, and the literal ``\n`` lets the regex engine skip
-#: ahead (``^`` with MULTILINE tries every position and was seven times slower).
-_HEADER = re.compile("\n[" + re.escape(WHITE_SPACE.replace("\n", ""))
-                     + "]*(#+)(?= |\r?\n|\\Z)")
-
-#: One section: first line, end line (exclusive), header context.
-_Section = tuple[int, int, str]
-
-
-def _sections(content: str, all_lines: list[str]) -> list[_Section]:
-    """``split_by_headers``: sections and their context, from the header positions.
-
-    The stack holds (level, context through this header), so a section's context is the
-    entry below the top: the same string as joining the trimmed headers except the last.
-    """
-    sections: list[_Section] = []
-    stack: list[tuple[int, str]] = []
-    start = 0
-    n = len(all_lines)
-
-    def push(i: int, level: int) -> None:
-        nonlocal start
-        if i > start:  # close the non-empty current section with the stack before this header
-            sections.append((start, i, stack[-2][1] if len(stack) > 1 else ""))
-        start = i
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        title = trim(all_lines[i])
-        stack.append((level, f"{stack[-1][1]} > {title}" if stack else title))
-
-    first = header_level(all_lines[0])
-    if first is not None:
-        push(0, first)
-    line_no, pos = 0, 0
-    count = content.count
-    for match in _HEADER.finditer(content):
-        at = match.start()  # the "\n" that ends the line before the header
-        line_no += count("\n", pos, at) + 1
-        pos = at + 1
-        if line_no >= n:
-            break
-        push(line_no, match.end(1) - match.start(1))
-    if start < n:
-        sections.append((start, n, stack[-2][1] if len(stack) > 1 else ""))
-    return sections
+#: A header line after the first, in text whose ``\r\n`` became ``\n``: ``\n``,
+#: whitespace other than ``\n`` (which ends a line), a run of ``#``, then a space or
+#: the end of the line. The same rule as :func:`header_level`, applied to the whole
+#: text at once: a per-line Python call was most of the chunker's time, and the literal
+#: ``\n`` lets the regex engine skip ahead (``^`` with MULTILINE tries every position
+#: and was seven times slower).
+_HEADER = re.compile("\n[" + re.escape(WHITE_SPACE.replace("\n", "")) + "]*(#+)(?= |\n|\\Z)")
 
 
 def _split_paragraphs(section_lines: list[str], section_start: int, context: str,
@@ -152,32 +110,61 @@ def _split_paragraphs(section_lines: list[str], section_start: int, context: str
     return out
 
 
-def _lines(content: str) -> list[str]:
-    """:func:`rulelens.rusttext.lines`, with a fast path for text without ``\r``."""
-    if "\r" in content:
-        return lines(content)
-    parts = content.split("\n")
-    if parts[-1] == "":
-        parts.pop()
-    return parts
-
-
 def chunk_markdown(content: str, max_bytes: int = DEFAULT_MAX_CHUNK_BYTES,
                    overlap_chars: int = DEFAULT_OVERLAP_CHARS) -> list[Chunk]:
-    """``chunk_markdown(content, max, overlap)``: the chunks the agent indexes, in order."""
-    all_lines = _lines(content)
-    if not content or not all_lines:
+    """``chunk_markdown(content, max, overlap)``: the chunks the agent indexes, in order.
+
+    ``split_by_headers`` runs over character positions of ``text``, the content with
+    every ``\r\n`` replaced by ``\n``: its ``\n``-separated pieces are exactly Rust's
+    ``lines`` of the original (which drops one ``\r`` before each ``\n``), so a
+    section's lines joined with ``\n`` are a plain slice. The header stack holds
+    (level, context through this header): a section's context is the entry below the
+    top, the same string as joining the trimmed headers except the last. One loop, no
+    per-line or per-section helper calls: this runs for every file of a first index.
+    """
+    if not content:
         return []
     size = len if content.isascii() else byte_len  # ASCII: bytes == characters
-    if size(content) <= max_bytes:
-        return [Chunk(0, len(all_lines), content)]
+    if size(content) <= max_bytes:  # verbatim, "\r" included
+        return [Chunk(0, len(lines(content)), content)]
+    text = content.replace("\r\n", "\n") if "\r" in content else content
     chunks: list[Chunk] = []
-    for start, end, context in _sections(content, all_lines):
-        joined = "\n".join(all_lines[start:end])
+    append = chunks.append
+    count, find = text.count, text.find
+    stack: list[tuple[int, str]] = []
+    eol = find("\n")
+    first = header_level(text if eol < 0 else text[:eol])
+    if first is not None:
+        stack.append((first, (text if eol < 0 else text[:eol]).strip(WHITE_SPACE)))
+    start_line = start_pos = line_no = 0
+    for match in _HEADER.finditer(text):
+        # Close the current section (never empty here: it holds at least the line
+        # before this header) with the stack as it was before this header.
+        pos = match.start() + 1
+        line_no += count("\n", start_pos, pos)
+        context = stack[-2][1] if len(stack) > 1 else ""
+        joined = text[start_pos:pos - 1]
         if size(joined) <= max_bytes:
-            chunks.append(Chunk(start, end, f"[Context: {context}]\n\n{joined}" if context
-                                else joined))
+            append(Chunk(start_line, line_no,
+                         f"[Context: {context}]\n\n{joined}" if context else joined))
         else:
-            chunks.extend(_split_paragraphs(all_lines[start:end], start, context, max_bytes,
-                                            overlap_chars, size))
+            chunks.extend(_split_paragraphs(joined.split("\n"), start_line, context,
+                                            max_bytes, overlap_chars, size))
+        start_line, start_pos = line_no, pos
+        level = match.end(1) - match.start(1)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        eol = find("\n", pos)
+        title = (text[pos:] if eol < 0 else text[pos:eol]).strip(WHITE_SPACE)
+        stack.append((level, f"{stack[-1][1]} > {title}" if stack else title))
+    ends_with_newline = text.endswith("\n")
+    end_line = line_no + count("\n", start_pos) + (0 if ends_with_newline else 1)
+    context = stack[-2][1] if len(stack) > 1 else ""
+    joined = text[start_pos:-1] if ends_with_newline else text[start_pos:]
+    if size(joined) <= max_bytes:
+        append(Chunk(start_line, end_line,
+                     f"[Context: {context}]\n\n{joined}" if context else joined))
+    else:
+        chunks.extend(_split_paragraphs(joined.split("\n"), start_line, context, max_bytes,
+                                        overlap_chars, size))
     return chunks
