@@ -229,15 +229,9 @@ class MemoryFeature:
         finally:
             await relay.finish()
 
-    def embed_in_background(self, cwd: str) -> None:
+    def embed_in_background(self, cwd: str, kind: str) -> None:
         """After a search: bring embeddings up to date once, with progress (no-op for none)."""
-        if cwd in self._embedded or cwd in self._embedding:
-            return
-        try:
-            kind = self.service().settings().embedding.kind
-        except Exception:
-            return
-        if kind == "none":
+        if kind == "none" or cwd in self._embedded or cwd in self._embedding:
             return
         svc = self.service()
 
@@ -332,10 +326,11 @@ def register(server: RuleLensServer) -> MemoryFeature:
         cwd = feature.workspace(_get(params, "workspaceUri"))
         wide = bool(_get(params, "all"))
         svc = feature.service()
-        outcome = await feature.with_progress(
+        outcome, kind = await feature.with_progress(
             "RuleLens: indexing memory",
-            lambda p: svc.search(cwd, query, wide=wide, progress=p))
-        feature.embed_in_background(cwd)
+            lambda p: (svc.search(cwd, query, wide=wide, progress=p),
+                       svc.settings().embedding.kind))
+        feature.embed_in_background(cwd, kind)
         return dict(outcome.to_json())
 
     @server.feature(protocol.MEMORY_STATUS)
