@@ -49,6 +49,8 @@ TREE_EXPECT = ["1. ~/.grok/rules/personal.md", "7. src/app/AGENTS.md", "Skipped 
 MEMORY_QUERY = "stripe webhook"
 MEMORY_FIRST = "demo-shop-5a7bd946/MEMORY.md:5-11"
 REMEMBER_TEXT = "Use the Stripe test clock fixtures for subscription tests"
+# Debian's own interpreter: present on every machine here, never has rulelens installed.
+PYTHON_WITHOUT_RULELENS = "/usr/bin/python3"
 
 
 def _home_markers() -> dict[str, bool]:
@@ -180,6 +182,7 @@ def driven(workbench: dict[str, Any]) -> dict[str, Any]:
         "PLAYWRIGHT_DIR": str(PLAYWRIGHT_DIR), "RESULT_OUT": str(result_out),
         "MEMORY_QUERY": MEMORY_QUERY, "MEMORY_EXPECT": MEMORY_FIRST,
         "MEMORY_OPEN_EXPECT": "MEMORY.md", "REMEMBER_TEXT": REMEMBER_TEXT,
+        "PYTHON_WITHOUT_RULELENS": PYTHON_WITHOUT_RULELENS,
     }
     node = shutil.which("node", path=drv_env["PATH"]) or "node"
     t = time.monotonic()
@@ -269,6 +272,9 @@ def test_server_that_cannot_start_gets_one_actionable_message(driven: dict[str, 
     assert "Open Setting" in driven["errorToast"]
     assert driven["errorToasts"] == 1, "expected exactly one notification"
     assert driven["settingOpened"]
+    toast = driven["missingPackageToast"]
+    assert f'"rulelens" package is not installed for {PYTHON_WITHOUT_RULELENS}' in toast, toast
+    assert driven["missingPackageToasts"] == 1, "expected exactly one notification"
 
 
 def test_nothing_written_to_the_real_home(driven: dict[str, Any]) -> None:

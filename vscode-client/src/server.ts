@@ -155,7 +155,7 @@ export class RuleLensServer implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient("rulelens", "RuleLens", serverOptions, clientOptions);
+    const client = new QuietStartLanguageClient("rulelens", "RuleLens", serverOptions, clientOptions, () => this.status.state === "starting");
     this.client = client;
     this.clientDisposables.push(
       client.onNotification(Methods.chainChanged, (params: ChainChangedParams) => {
@@ -276,4 +276,24 @@ export function findExecutable(command: string, envPath = process.env.PATH ?? ""
     if (runnable(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * A LanguageClient that logs, but does not pop up, its own errors while the server starts:
+ * a failed start gets exactly one message, ours, which names the setting to fix.
+ */
+class QuietStartLanguageClient extends LanguageClient {
+  constructor(
+    id: string,
+    name: string,
+    serverOptions: ServerOptions,
+    clientOptions: LanguageClientOptions,
+    private readonly starting: () => boolean,
+  ) {
+    super(id, name, serverOptions, clientOptions);
+  }
+
+  override error(message: string, data?: unknown, showNotification?: boolean | "force"): void {
+    super.error(message, data, this.starting() ? false : showNotification);
+  }
 }

@@ -266,6 +266,18 @@ try {
   await page.locator(".settings-editor .setting-item-contents", { hasText: "interpreter used for" }).first().waitFor({ timeout: 20000 });
   result.settingOpened = true;
   step("Open Setting button opened rulelens.server.python");
+
+  // An interpreter without the package: the message says so (and is still the only one).
+  await page.keyboard.press("Escape");
+  await palette("Notifications: Clear All Notifications", "Clear All Notifications");
+  await page.locator(".notification-toast").first().waitFor({ state: "detached", timeout: 10000 });
+  await setSetting("rulelens.server.python", env("PYTHON_WITHOUT_RULELENS"));
+  const missing = page.locator(".notification-toast", { hasText: "package is not installed" }).first();
+  await missing.waitFor({ timeout: 30000 });
+  await page.waitForTimeout(1500); // give a second notification the chance to appear
+  result.missingPackageToast = (await missing.innerText()).trim();
+  result.missingPackageToasts = await page.locator(".notification-toast").count();
+  step("missing package shown", { toasts: result.missingPackageToasts });
   result.ok = true;
 } catch (err) {
   result.ok = false;
