@@ -36,6 +36,7 @@ _MAX_CHAINS = 64
 _MAX_GROUPS = 256
 _MAX_OUTLINES = 4096
 _ROOT = attrgetter("root")
+_SCANS_BEFORE_TABLES = 8
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,27 @@ class ChainIndex:
     chain: Chain
     min_paragraph_chars: int = 40
     _memo: dict[str, tuple[RuleFile, int] | None] = field(default_factory=dict)
+    _scans: int = 0
+
+    def _table_worth_it(self) -> bool:
+        """By-name lookups are answered by a scan until a chain has been asked a few
+        times: a package chain is linted for its one or two own files, where building the
+        tables over the hundreds of root files it shares would cost more than the scans."""
+        self._scans += 1
+        return self._scans > _SCANS_BEFORE_TABLES
+
+    def skipped_named(self, name: str) -> list[Skipped]:
+        """Skipped records whose file name is ``name``, in chain order."""
+        if "skipped_by_name" in self.__dict__ or self._table_worth_it():
+            return self.skipped_by_name.get(name, [])
+        return [s for s in self.chain.skipped
+                if s.path.endswith(name) and s.path.rpartition(os.sep)[2] == name]
+
+    def files_named(self, name: str) -> list[RuleFile]:
+        """Loaded files whose name is ``name``, in load order."""
+        if "files_by_name" in self.__dict__ or self._table_worth_it():
+            return self.files_by_name.get(name, [])
+        return [f for f in self.chain.files if f.name == name]
 
     @cached_property
     def skipped_by_name(self) -> dict[str, list[Skipped]]:

@@ -62,14 +62,14 @@ class Context:
         if self.index is None:
             return ()
         name = os.path.basename(self.doc.path)
-        return tuple(s for s in self.index.skipped_by_name.get(name, ()) if self._same(s.path))
+        return tuple(s for s in self.index.skipped_named(name) if self._same(s.path))
 
     @cached_property
     def chain_entry(self) -> RuleFile | None:
         if self.index is None:
             return None
         name = os.path.basename(self.doc.path)
-        for f in self.index.files_by_name.get(name, ()):
+        for f in self.index.files_named(name):
             if self._same(f.path):
                 return f
         return None

@@ -28,6 +28,9 @@ _CODE = re.compile(r"RL\d{3}", re.IGNORECASE)
 _LENIENT_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)(.*)$")
 _LENIENT_ITEM = re.compile(r"^([ \t]*)-[ \t]+(.*)$")
 _PLUS_ONE = (1).__add__
+_CLOSING = re.compile(r"\n((?:---|\.\.\.)[^\n]*)")
+_HEAD = 64
+_COUNTED_POSITIONS = 4
 
 
 @dataclass(frozen=True)
@@ -68,17 +71,57 @@ class Document:
     text: str
     config: LintConfig
     fmt: FileFormat = field(init=False)
-    lines: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fmt", classify(self.path))
-        object.__setattr__(self, "lines", tuple(self.text.split("\n")))
+
+    # --------------------------------------------------------------------- lines
+    @cached_property
+    def lines(self) -> tuple[str, ...]:
+        """All lines (split on ``\\n``). Split on first use: most documents only ever need
+        their first lines (:meth:`line`) and their line count."""
+        return tuple(self.text.split("\n"))
+
+    @cached_property
+    def _head(self) -> list[str]:
+        # One C-level split that stops after _HEAD lines (frontmatter lives up there).
+        return self.text.split("\n", _HEAD)[:_HEAD]
+
+    def line(self, line: int) -> str:
+        """``lines[line]``, without splitting the whole text for a line near the top."""
+        if 0 <= line < _HEAD and "lines" not in self.__dict__:
+            head = self._head
+            if line < len(head):
+                return head[line]
+        return self.lines[line]
+
+    @cached_property
+    def line_count(self) -> int:
+        """``len(lines)``."""
+        return self.text.count("\n") + 1
+
+    def offset_of_line(self, line: int) -> int:
+        """``sum(len(l) + 1 for l in lines[:line])``: where ``line`` starts (past the end:
+        ``len(text) + 1``)."""
+        pos = 0
+        for _ in range(line):
+            nl = self.text.find("\n", pos)
+            if nl < 0:
+                return len(self.text) + 1
+            pos = nl + 1
+        return pos
 
     # ----------------------------------------------------------------- positions
     def line_length(self, line: int) -> int:
-        if line >= len(self.lines):
+        if 0 <= line < _HEAD and "lines" not in self.__dict__:
+            head = self._head
+            if line < len(head):
+                return len(head[line].rstrip("\r"))
+            if len(head) < _HEAD:
+                return 0  # the head is the whole text: past the end
+        if line >= self.line_count:
             return 0
-        return len(self.lines[line].rstrip("\r"))
+        return len(self.line(line).rstrip("\r"))
 
     def line_range(self, line: int) -> Range:
         return Range.of(line, 0, line, self.line_length(line))
@@ -89,6 +132,14 @@ class Document:
         return list(accumulate(map(_PLUS_ONE, map(len, self.lines[:-1])), initial=0))
 
     def position(self, offset: int) -> tuple[int, int]:
+        """(line, column) of ``offset``. The first lookups count newlines in C; a document
+        asked often gets a table of line starts."""
+        if "_line_starts" not in self.__dict__:
+            count = self.__dict__.get("_positions", 0)
+            if count < _COUNTED_POSITIONS:
+                self.__dict__["_positions"] = count + 1
+                text = self.text
+                return text.count("\n", 0, offset), offset - (text.rfind("\n", 0, offset) + 1)
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return line, offset - self._line_starts[line]
 
@@ -113,7 +164,7 @@ class Document:
     # -------------------------------------------------------------- frontmatter
     @cached_property
     def frontmatter(self) -> ParsedFrontmatter | None:
-        block = _split(self.lines)
+        block = _split(self.text)
         if block is None:
             return None
         if block.end_line is None:
@@ -153,16 +204,22 @@ class Document:
 
 
 
-def _split(lines: tuple[str, ...]) -> Frontmatter | None:
-    """``rules.frontmatter.split`` on already-split lines (no second pass over the text)."""
-    first = lines[0].lstrip("\ufeff").rstrip("\r") if lines else ""
+def _split(text: str) -> Frontmatter | None:
+    """``rules.frontmatter.split`` without splitting the whole text: only lines starting
+    with ``---`` or ``...`` can close the block, and a regex jumps from one to the next."""
+    nl = text.find("\n")
+    first = (text if nl < 0 else text[:nl]).lstrip("\ufeff").rstrip("\r")
     if first.rstrip() != "---":
         return None
-    for i in range(1, len(lines)):
-        line = lines[i]
-        if line[:3] in ("---", "...") and line.rstrip("\r").rstrip() in ("---", "..."):
-            return Frontmatter("\n".join(ln.rstrip("\r") for ln in lines[1:i]), 0, i, i + 1)
-    return Frontmatter("", 0, None, len(lines))  # never parsed: no need to copy the text
+    if nl >= 0:
+        for m in _CLOSING.finditer(text, nl):
+            if m.group(1).rstrip("\r").rstrip() in ("---", "..."):
+                i = text.count("\n", 0, m.start() + 1)
+                block = text[nl + 1 : m.start()]
+                if "\r" in block:
+                    block = "\n".join(ln.rstrip("\r") for ln in block.split("\n"))
+                return Frontmatter(block, 0, i, i + 1)
+    return Frontmatter("", 0, None, text.count("\n") + 1)  # never parsed: no copy of the text
 
 
 def _rng(node: yaml.Node, base: int) -> Range:

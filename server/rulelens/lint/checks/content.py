@@ -104,7 +104,7 @@ def _tags(ctx: Context, start_line: int) -> None:
     text = ctx.doc.text
     if not _may_have_tag(text):
         return
-    offset = sum(len(ln) + 1 for ln in ctx.doc.lines[:start_line]) if start_line else 0
+    offset = ctx.doc.offset_of_line(start_line) if start_line else 0
     for count, m in enumerate(_TAG.finditer(text, offset), start=1):
         line, col = ctx.doc.position(m.start())
         end_line, end_col = ctx.doc.position(m.end())

@@ -20,6 +20,7 @@ CODES = ("RL201", "RL202", "RL203", "RL204", "RL205", "RL206", "RL207", "RL208",
          "RL210", "RL211", "RL212")
 
 _SURROGATE = re.compile("[\udc80-\udcff]")
+_NON_SPACE = re.compile(r"\S")  # \S is exactly "not str.isspace()"
 _LOWER = {n.lower(): n for n in NAMED_FILES}
 _OTHER_AGENT = {
     "GEMINI.md": "Gemini CLI reads GEMINI.md; Grok does not",
@@ -202,7 +203,7 @@ def _empty(ctx: Context, first: Range) -> None:
     doc = ctx.doc
     if doc.fmt.kind == "other" or any(ctx.has(c) for c in ("RL202", "RL203", "RL204")):
         return
-    if any(not line.isspace() and line for line in doc.lines[doc.body_line:]):
-        return
+    if _NON_SPACE.search(doc.text, doc.offset_of_line(doc.body_line)) is not None:
+        return  # some line below the frontmatter is neither empty nor white space only
     what = "only frontmatter" if doc.body_line else "empty"
     ctx.emit("RL211", f"This instruction file is {what}: it tells the agent nothing.", first)

@@ -98,8 +98,8 @@ def _named_frontmatter(ctx: Context, fm: ParsedFrontmatter) -> None:
     doc = ctx.doc
     end = fm.block.end_line or 0
     rng = Range.of(fm.block.start_line, 0, end, doc.line_length(end))
-    body = min(fm.block.body_line, len(doc.lines) - 1)
-    cut = Range.of(0, 0, body, 0) if fm.block.body_line < len(doc.lines) else \
+    body = min(fm.block.body_line, doc.line_count - 1)
+    cut = Range.of(0, 0, body, 0) if fm.block.body_line < doc.line_count else \
         Range.of(0, 0, end, doc.line_length(end))
     fixes = [Fix("Remove the frontmatter block", "unsafe", (TextEdit(doc.path, cut, ""),))]
     stem = os.path.basename(doc.path).rsplit(".", 1)[0].replace(".", "-").lower()
@@ -116,8 +116,8 @@ def _named_frontmatter(ctx: Context, fm: ParsedFrontmatter) -> None:
 
 def _content_before(ctx: Context) -> None:
     """A frontmatter-looking block that does not start on line 1."""
-    lines = ctx.doc.lines
-    limit = min(len(lines), 40)
+    limit = min(ctx.doc.line_count, 40)
+    lines = [ctx.doc.line(i) for i in range(limit)]  # only these are looked at
     for i in range(1, limit):
         if lines[i].rstrip("\r").rstrip() != "---":
             continue
@@ -132,9 +132,9 @@ def _content_before(ctx: Context) -> None:
             return
         block = "\n".join(ln.rstrip("\r") for ln in lines[i:close + 1]) + "\n"
         before = "\n".join(ln.rstrip("\r") for ln in lines[:i])
-        tail_end = Range.of(close + 1, 0, close + 1, 0) if close + 1 < len(lines) else \
+        tail_end = Range.of(close + 1, 0, close + 1, 0) if close + 1 < ctx.doc.line_count else \
             Range.of(close, 0, close, ctx.doc.line_length(close))
-        new = block + before + ("\n" if close + 1 < len(lines) else "")
+        new = block + before + ("\n" if close + 1 < ctx.doc.line_count else "")
         fix = Fix("Move the frontmatter block to the top of the file", "safe",
                   (TextEdit(ctx.doc.path, Range(Range.point(0).start, tail_end.end), new),))
         ctx.emit("RL117", f"Frontmatter starts on line {i + 1}, not line 1, so it is read as"
@@ -284,7 +284,7 @@ def _glob_values(ctx: Context, f: Field, *, split_strings: bool) -> None:
 def _sub_range(ctx: Context, whole: Range, part: str) -> Range:
     if whole.start.line != whole.end.line:
         return whole
-    line = ctx.doc.lines[whole.start.line]
+    line = ctx.doc.line(whole.start.line)
     at = line.find(part, whole.start.character, whole.end.character or None)
     if at < 0:
         return whole
@@ -298,7 +298,7 @@ def _unquoted_globs(ctx: Context, fm: ParsedFrontmatter) -> set[int]:
     end = fm.block.end_line or 0
     kind = doc.fmt.kind
     for i in range(fm.block.start_line + 1, end):
-        line = doc.lines[i].rstrip("\r")
+        line = doc.line(i).rstrip("\r")
         m = _UNQUOTED.match(line)
         if m is None:
             continue

@@ -35,18 +35,18 @@ def run(ctx: Context) -> None:
         ctx.emit("RL302", f"{_mib(nbytes)} is over Claude Code's {_mib(t.claude_max_bytes)}"
                  " limit: Claude skips this file entirely.", doc.whole())
     if claude_named:
-        n_lines = len(doc.lines) - (1 if doc.lines and doc.lines[-1] == "" else 0)
+        n_lines = doc.line_count - (1 if text == "" or text.endswith("\n") else 0)
         if n_lines > t.claude_max_lines and len(text) <= t.max_lint_bytes:
             counted = _count_without_comments(text)
             if counted > t.claude_max_lines:
-                line = min(t.claude_max_lines, len(doc.lines) - 1)
+                line = min(t.claude_max_lines, doc.line_count - 1)
                 ctx.emit("RL301", f"{counted} lines (without HTML comments); Claude's docs ask"
                          f" for under {t.claude_max_lines} lines per CLAUDE.md. Split it into"
                          " `.claude/rules/` files or imports.", doc.line_range(line))
     if name in ("AGENTS.md", "AGENTS.override.md") and kind == "named":
         _codex(ctx, nbytes)
     if kind == "cursor-rule":
-        n_lines = len(doc.lines)
+        n_lines = doc.line_count
         if n_lines > t.cursor_max_lines:
             ctx.emit("RL304", f"{n_lines} lines; Cursor recommends rules under"
                      f" {t.cursor_max_lines} lines.", doc.line_range(t.cursor_max_lines))
