@@ -35,7 +35,7 @@ import time
 import apsw
 
 from rulelens.memory.chunker import chunk_markdown
-from rulelens.memory.index import MemoryIndex
+from rulelens.memory.index import FTS_HASHSIZE, PAGE_SIZE, MemoryIndex
 from rulelens.memory.search import explain_search, extract_keywords, fetch_candidates, rank
 from rulelens.memory.settings import MemorySettings
 from rulelens.memory.workspace import MemoryLocation, locate
@@ -105,13 +105,22 @@ def chunk_texts(loc: MemoryLocation) -> list[str]:
     return texts
 
 
-def raw_fts_insert(path: str, texts: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds: open, one transaction of inserts, close (its WAL checkpoint)."""
+def raw_fts_insert(path: str, texts: list[str], tuned: bool = False) -> tuple[float, float]:
+    """(wall, CPU) seconds: open, one transaction of inserts, close (its WAL checkpoint).
+
+    ``tuned`` gives the raw table the storage settings our index uses on a new file
+    (page size, FTS5 hash size): not the baseline, a like-for-like reference that shows
+    how much of our ratio comes from those settings rather than from our own code.
+    """
     start, cpu = time.perf_counter(), time.process_time()
     conn = apsw.Connection(path)
+    if tuned:
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
     conn.execute("PRAGMA journal_mode=WAL").fetchall()
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("CREATE VIRTUAL TABLE f USING fts5(text)")
+    if tuned:
+        conn.execute("INSERT INTO f(f, rank) VALUES('hashsize', ?)", (FTS_HASHSIZE,))
     with conn:
         conn.executemany("INSERT INTO f(text) VALUES (?)", ((t,) for t in texts))
     conn.close()
@@ -221,14 +230,15 @@ def main() -> int:
               f" of chunk text (built in {time.perf_counter() - t0:.1f} s)")
 
         # Alternate raw and ours (best of N each) so background load hits both alike.
-        raw_runs, ours_runs = [], []
+        raw_runs, ours_runs, tuned_runs = [], [], []
         index_path = os.path.join(root, "cache", "index.sqlite")
         for attempt in range(args.rounds):
             raw_path = os.path.join(root, f"raw{attempt}.sqlite")
-            raw_runs.append(raw_fts_insert(raw_path, texts))
-            for suffix in ("", "-wal", "-shm"):
-                if os.path.exists(raw_path + suffix):
-                    os.remove(raw_path + suffix)
+            for runs, tuned in ((raw_runs, False), (tuned_runs, True)):
+                runs.append(raw_fts_insert(raw_path, texts, tuned))
+                for suffix in ("", "-wal", "-shm"):
+                    if os.path.exists(raw_path + suffix):
+                        os.remove(raw_path + suffix)
             shutil.rmtree(os.path.dirname(index_path), ignore_errors=True)
             start, cpu = time.perf_counter(), time.process_time()
             idx = MemoryIndex.open(index_path)
@@ -254,6 +264,11 @@ def main() -> int:
                          / statistics.median(r[1] for r in ours_runs))
             print(f"  medians: raw {raw_med:.2f} s, ours {ours_med:.2f} s ->"
                   f" {100 * raw_med / ours_med:.0f} % wall-clock, {100 * cpu_ratio:.0f} % CPU")
+        tuned_s = min(r[0] for r in tuned_runs)
+        tuned_cpu = min(r[1] for r in tuned_runs)
+        print(f"  reference, raw FTS5 with our page size and FTS hash size: {tuned_s:.2f} s"
+              f" (CPU {tuned_cpu:.2f} s) -> ours at {100 * tuned_s / ours_s:.0f} % wall-clock,"
+              f" {100 * tuned_cpu / ours_cpu:.0f} % CPU (not the target's baseline)")
         if args.index_only:
             idx.close()
             return 0
