@@ -209,6 +209,9 @@ def _walk(root: str, max_files: int) -> _Listing:
     names: set[str] = set()
     complete = True
     stack = [root]
+    # Entries below a normalised root are ``root/…/name``: relpath is a slice then.
+    prefix = len(root) + 1 if root != os.sep and os.path.normpath(root) == root \
+        and os.path.isabs(root) and os.sep == "/" else 0
     while stack:
         directory = stack.pop()
         try:
@@ -221,7 +224,7 @@ def _walk(root: str, max_files: int) -> _Listing:
             path = entry.path
             if ignore is not None and ignore.is_ignored(path):
                 continue
-            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            rel = path[prefix:] if prefix else os.path.relpath(path, root).replace(os.sep, "/")
             paths.append(rel)
             names.add(entry.name)
             try:

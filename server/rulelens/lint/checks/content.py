@@ -21,6 +21,7 @@ from rulelens.lint.markdown import (
     Paragraph,
     iter_headings,
     iter_paragraphs,
+    may_have_fences,
     outline,
     scan,
     unclosed_fence,
@@ -46,7 +47,7 @@ def run(ctx: Context) -> None:
     _tags(ctx, start)
     entry = ctx.chain_entry
     compare = entry is not None and ctx.index is not None and entry.precedence > 1
-    if not compare and "```" not in doc.text and "~~~" not in doc.text:
+    if not compare and not may_have_fences(doc.text):
         return  # nothing below needs the Markdown structure
     body = _body(ctx, start)
     if body.outline.unclosed_fence:
