@@ -1,3 +1,4 @@
-"""RuleLens: which agent instruction files govern a file, are they healthy, what the agent remembers."""
+"""RuleLens: which agent instruction files govern a file, are they healthy, and what the
+agent remembers."""
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""`python -m rulelens` is the same as the `rulelens` console script (VS Code launches it this way)."""
+"""``python -m rulelens`` is the ``rulelens`` console script (VS Code launches it this way)."""
 
 from rulelens.cli import main
 
