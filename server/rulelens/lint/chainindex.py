@@ -20,9 +20,10 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import groupby
+from itertools import groupby, repeat
 from operator import attrgetter
 
 from rulelens.lint.markdown import Outline, outline
@@ -161,6 +162,40 @@ class ChainIndex:
             if pos is not None:
                 return files[pos]
         return None
+
+    def any_earlier_paragraph(self, keys: Iterable[str], entry: RuleFile) -> bool:
+        """Whether :meth:`first_with_paragraph` of some key is a file loaded before
+        ``entry`` (set and ``map`` operations in C instead of one lookup per key)."""
+        wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
+        if not wanted:
+            return False
+        for files, tables in self.groups:
+            first = files[0].precedence
+            if first >= entry.precedence:
+                return False
+            before = entry.precedence - first  # positions in this group loaded earlier
+            if before >= len(files):
+                if not tables.paragraphs.keys().isdisjoint(wanted):
+                    return True
+            elif min(map(tables.paragraphs.get, wanted, repeat(before))) < before:
+                return True
+        return False
+
+    def any_shallower_heading(self, keys: Iterable[str], entry: RuleFile) -> bool:
+        """Whether :meth:`shallower_heading` finds a heading for some key."""
+        wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
+        if not wanted:
+            return False
+        for files, tables in self.groups:
+            head = files[0]
+            if head.precedence >= entry.precedence:
+                return False
+            if not ((head.role == "home" and entry.role == "project")
+                    or _is_ancestor(head.root, entry.root)):
+                continue
+            if not tables.headings.keys().isdisjoint(wanted):
+                return True
+        return False
 
     def shallower_heading(self, key: str, entry: RuleFile) -> tuple[RuleFile, str] | None:
         """The first file *closer to the root* than ``entry`` with heading ``key``.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rulelens.lint.chainindex import ChainIndex, outline_of
+from rulelens.lint.chainindex import outline_of
 from rulelens.lint.context import Context
 from rulelens.lint.markdown import (
     Heading,
@@ -177,8 +177,8 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
     index = ctx.index
     assert index is not None
     min_chars = ctx.config.thresholds.duplicate_min_chars
-    if not any(_earlier_copy(index, key, entry) for key in body.outline.paragraphs
-               if len(key) >= min_chars):
+    if not index.any_earlier_paragraph(
+            {key for key in body.outline.paragraphs if len(key) >= min_chars}, entry):
         return  # the common case: positions are never computed
     count = 0
     for p in body.paragraphs():
@@ -199,17 +199,11 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
             return
 
 
-def _earlier_copy(index: ChainIndex, key: str, entry: RuleFile) -> bool:
-    other = index.first_with_paragraph(key)
-    return other is not None and other.precedence < entry.precedence
-
-
 def _headings(ctx: Context, body: _Body, entry: RuleFile,
               disk: dict[str, _DiskLines]) -> None:
     index = ctx.index
     assert index is not None
-    if not any(index.shallower_heading(key, entry) is not None
-               for key, _ in body.outline.headings):
+    if not index.any_shallower_heading({key for key, _ in body.outline.headings}, entry):
         return
     count = 0
     for h in body.headings():
