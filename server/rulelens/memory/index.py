@@ -43,7 +43,7 @@ from urllib.parse import quote
 
 import apsw
 
-from rulelens.memory.chunker import Chunk, chunk_hash, chunk_markdown
+from rulelens.memory.chunker import Chunk, chunk_hashes, chunk_markdown
 from rulelens.memory.settings import IndexSettings
 from rulelens.memory.workspace import MemoryFile, MemoryLocation
 
@@ -610,7 +610,8 @@ class MemoryIndex:
                                      " the agent skips it too")
         chunks = chunk_markdown(content, self.chunking.max_chunk_chars,
                                 self.chunking.chunk_overlap_chars)
-        return _Prepared(path, st, [(c, chunk_hash(c.text)) for c in chunks])
+        return _Prepared(path, st, list(zip(chunks, chunk_hashes([c.text for c in chunks]),
+                                            strict=True)))
 
     def _apply(self, prepared: _Prepared, source: str, agent: AgentIndex | None) -> FileChange:
         path, st = prepared.path, prepared.stat
