@@ -119,6 +119,10 @@ class Document:
                 return len(head[line].rstrip("\r"))
             if len(head) < _HEAD:
                 return 0  # the head is the whole text: past the end
+        start = self.__dict__.get("_starts", {}).get(line)
+        if start is not None:  # a line found by position(): measure it in place
+            end = self.text.find("\n", start)
+            return len(self.text[start:end if end >= 0 else len(self.text)].rstrip("\r"))
         if line >= self.line_count:
             return 0
         return len(self.line(line).rstrip("\r"))
@@ -139,7 +143,10 @@ class Document:
             if count < _COUNTED_POSITIONS:
                 self.__dict__["_positions"] = count + 1
                 text = self.text
-                return text.count("\n", 0, offset), offset - (text.rfind("\n", 0, offset) + 1)
+                line, start = text.count("\n", 0, offset), text.rfind("\n", 0, offset) + 1
+                if offset <= len(text):
+                    self.__dict__.setdefault("_starts", {})[line] = start
+                return line, offset - start
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return line, offset - self._line_starts[line]
 
