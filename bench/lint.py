@@ -38,7 +38,7 @@ import yaml
 from rulelens.lint.cli import Linter, batch_gc
 from rulelens.lint.engine import chain_dir, clear_caches
 from rulelens.lint.yamlbound import _Loader
-from rulelens.rules import AgentEnvironment
+from rulelens.rules import AgentEnvironment, gitignore
 from rulelens.rules.frontmatter import split
 
 WORDS = ("always", "run", "the", "tests", "before", "committing;", "prefer", "small",
@@ -137,6 +137,8 @@ def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, float, int
     to time it apart: ``Linter.lint`` then gets it from the resolver's cache.
     """
     clear_caches()
+    gitignore._compile.cache_clear()  # the rules engine's pattern memos: cold means cold
+    gitignore._any_rule.cache_clear()
     linter = Linter(env)
     findings = 0
     resolving = 0.0
