@@ -527,6 +527,8 @@ class MemoryIndex:
             try:
                 known = {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
                     "SELECT path, mtime_ns, size, source FROM rl_files")}
+                first_index = not known and self.conn.execute(
+                    "SELECT 1 FROM chunks LIMIT 1").fetchone() is None
                 reindexed: list[str] = []
                 skipped: list[SkippedFile] = []
                 added = updated = removed = 0
@@ -567,7 +569,7 @@ class MemoryIndex:
                 gone = sorted((indexed | set(known)) - wanted)
                 for path in gone:
                     removed += self.delete_path(path)
-                carried = self._carry_over(agent)
+                carried = self._carry_over(agent, all_rows_new=first_index)
                 if progress:
                     progress(len(changed), len(changed), "done")
             finally:
@@ -640,6 +642,12 @@ class MemoryIndex:
                 inserts = [(rowid + i, f"{path}:{i}", path, chunk.start_line, chunk.end_line,
                             chunk.text, digest, source, now, now, 0, None)
                            for i, (chunk, digest) in enumerate(prepared.chunks)]
+            elif not existing:  # new to us, known to the agent: its dates and counts
+                inserts = [(rowid + i, cid, path, chunk.start_line, chunk.end_line, chunk.text,
+                            digest, a.source if a else source, a.created_at if a else now, now,
+                            a.access_count if a else 0, a.last_accessed if a else None)
+                           for i, (chunk, digest) in enumerate(prepared.chunks)
+                           for cid in [f"{path}:{i}"] for a in [carried.get(cid)]]
             else:
                 for i, (chunk, digest) in enumerate(prepared.chunks):
                     cid = f"{path}:{i}"
@@ -697,12 +705,21 @@ class MemoryIndex:
             conn.execute("DELETE FROM rl_files WHERE path=?", (path,))
             return len(rows)
 
-    def _carry_over(self, agent: AgentIndex) -> int:
-        """Copy the agent's created_at/access counts/source onto our rows, when it changed."""
+    def _carry_over(self, agent: AgentIndex, all_rows_new: bool = False) -> int:
+        """Copy the agent's created_at/access counts/source onto our rows, when it changed.
+
+        ``all_rows_new``: every row was inserted by this sync, which already took these
+        values from the agent's index (:meth:`_apply`), so only the signature is stored;
+        the full pass would read the agent's whole table again to change nothing.
+        """
         if agent.conn is None:
             return 0
         signature = agent.signature()
         if self.meta("rl_agent_sig") == signature:
+            return 0
+        if all_rows_new:
+            with self._write() as conn:
+                self._set_meta(conn, "rl_agent_sig", signature)
             return 0
         rows = [(a.created_at, a.access_count, a.last_accessed, a.source, cid,
                  a.created_at, a.access_count, a.last_accessed, a.source)
