@@ -123,8 +123,9 @@ def _may_have_tag(text: str) -> bool:
     """Whether ``text`` can contain a tag (no false "no").
 
     An ASCII text is lowered in C and searched with the fast substring search, several
-    times faster than a case-insensitive regex; other text keeps the regex, whose Unicode
-    case folding also matches ``ı`` (dotless i) and ``K`` (Kelvin) where ``lower`` would not.
+    times faster than a case-insensitive regex; other text keeps the regex, whose case
+    folding also matches ``İ`` and ``ı`` (U+0130, U+0131) for ``i``, where ``lower()``
+    would not.
     """
     if text.isascii():
         return "reminder" in text.lower()
@@ -187,7 +188,7 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
         other = index.first_with_paragraph(p.key)
         if other is None or other.precedence >= entry.precedence:
             continue
-        first = " ".join(ctx.doc.lines[p.line].split())
+        first = " ".join(ctx.doc.line(p.line).split())
         line = _lookup(other.path, disk)[0].get(first, 0)
         ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
                  f" {line + 1}), which loads earlier in the same chain: the agent reads it"
