@@ -127,3 +127,80 @@ async def test_bad_arguments_are_clear_errors_and_write_nothing(client: Language
         await remember(client, text="x", scope="global")
     assert target.read_bytes() == old + b"\xff\xfe not utf-8"
     assert (await search(client, md, "stripe"))["results"], "still serving"
+
+
+# -- dryRun: the confirmation dialog's preview -------------------------------------------
+
+def tree(root: pathlib.Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file under ``root`` with its bytes, inode and mtime (a write changes one)."""
+    return {str(p): (p.read_bytes(), p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize(("scope", "missing"), [("global", False), ("workspace", True)])
+async def test_dry_run_writes_nothing_and_previews_exactly_what_is_appended(
+        client: LanguageClient, md: MemDemo, scope: str, missing: bool) -> None:
+    target = md.memory / "MEMORY.md" if scope == "global" else md.workspace_dir / "MEMORY.md"
+    if missing:
+        target.unlink()
+    before = tree(md.memory)
+    text = "Hangar\n\n  Zeppelin hangar doors open only at dawn  \n"
+    dry = await remember(client, text=text, scope=scope, workspaceUri=md.ws, dryRun=True)
+    assert tree(md.memory) == before, "a dry run wrote to the memory directory"
+    old = b"" if missing else target.read_bytes()
+    assert dry["path"] == str(target)
+    assert dry["sha256"] == ("" if missing else sha(old))
+    assert dry["note"] == "## Hangar\n\nZeppelin hangar doors open only at dawn"
+    assert dry["text"] == ("" if missing else "\n\n") + dry["note"]
+    assert (dry["searchable"], dry["warning"]) == (True, None)
+    # The real call, guarded by the dry run's hash, appends exactly the previewed text.
+    done = await remember(client, text=text, scope=scope, workspaceUri=md.ws,
+                          expectedSha256=dry["sha256"])
+    assert target.read_bytes() == old + dry["text"].encode()
+    assert done["text"] == dry["note"]
+    assert done["sha256"] == sha(target.read_bytes())
+
+
+async def test_an_edit_between_dry_run_and_append_is_refused(client: LanguageClient,
+                                                             md: MemDemo) -> None:
+    target = md.memory / "MEMORY.md"
+    dry = await remember(client, text="prefer uv", scope="global", dryRun=True)
+    target.write_bytes(target.read_bytes() + b"\n- edited in another window\n")
+    edited = target.read_bytes()
+    with pytest.raises(Exception, match="changed since it was read"):
+        await remember(client, text="prefer uv", scope="global", expectedSha256=dry["sha256"])
+    assert target.read_bytes() == edited
+
+
+async def test_dry_run_says_whether_the_agents_search_could_find_the_note(
+        client: LanguageClient, md: MemDemo) -> None:
+    """``searchable`` agrees with the search itself, before and after the real append."""
+    # A new workspace file: the one-line note is the whole file, a heading alone.
+    (md.workspace_dir / "MEMORY.md").unlink()
+    alone = await remember(client, text="Zeppelin hangar doors open at dawn",
+                           scope="workspace", dryRun=True)
+    assert alone["text"] == "## Zeppelin hangar doors open at dawn"
+    assert alone["searchable"] is False
+    assert alone["warning"] == ("A one-line note becomes a heading; the agent's search skips"
+                                " heading-only chunks — add a second line to make it findable")
+    await remember(client, text="Zeppelin hangar doors open at dawn", scope="workspace",
+                   expectedSha256=alone["sha256"])
+    assert (await search(client, md, "zeppelin hangar", all=True))["results"] == []
+    # The global file starts with the agent's "# Global Memory": the same kind of note is
+    # found there (its chunk is the whole small file, or carries a [Context: …] line).
+    under = await remember(client, text="Airship mooring masts need a permit",
+                           scope="global", dryRun=True)
+    assert (under["searchable"], under["warning"]) == (True, None)
+    await remember(client, text="Airship mooring masts need a permit", scope="global",
+                   expectedSha256=under["sha256"])
+    found = (await search(client, md, "airship mooring masts"))["results"]
+    assert [r["path"] for r in found] == [str(md.memory / "MEMORY.md")]
+    # An empty note and a file that is not UTF-8 are refused by the dry run too.
+    with pytest.raises(Exception, match="expected"):
+        await remember(client, text="  ", scope="global", dryRun=True)
+    with pytest.raises(Exception, match="dryRun"):
+        await remember(client, text="x", scope="global", dryRun="yes")
+    target = md.memory / "MEMORY.md"
+    target.write_bytes(target.read_bytes() + b"\xff")
+    with pytest.raises(Exception, match="not UTF-8"):
+        await remember(client, text="x", scope="global", dryRun=True)

@@ -3,8 +3,10 @@
 ``rulelens/memorySearch`` and ``rulelens/memoryStatus`` answer the same JSON as the CLI;
 ``rulelens/memoryChunks`` shows how a memory file is chunked (only files under the memory
 roots are read); ``rulelens.remember`` appends a note (an explicit user command, written
-atomically by the core); ``rulelens.reindexMemory`` reindexes. Index and embedding work
-runs in worker threads and reports ``$/progress``; the event loop only relays.
+atomically by the core), or with ``dryRun`` says what it would append and writes nothing
+(confirmation dialogs show that, so no client copies the normalisation);
+``rulelens.reindexMemory`` reindexes. Index and embedding work runs in worker threads and
+reports ``$/progress``; the event loop only relays.
 
 A watcher on the global memory directory (which holds every workspace directory) reindexes
 the affected workspaces within a second of a change and sends ``rulelens/memoryIndexed``.
@@ -358,12 +360,23 @@ def register(server: RuleLensServer) -> MemoryFeature:
         text = _get(arg, "text")
         scope: Literal["global", "workspace"] = _get(arg, "scope") or "global"
         expected = _get(arg, "expectedSha256")
+        dry_run = _get(arg, "dryRun")
         if not isinstance(text, str) or not text.strip() or scope not in ("global", "workspace"):
             raise ValueError('expected [{"text": "...", "scope": "global" | "workspace"}]')
         if expected is not None and not isinstance(expected, str):
             raise ValueError("`expectedSha256` must be a hex string (\"\" for a missing file)")
+        if dry_run is not None and not isinstance(dry_run, bool):
+            raise ValueError("`dryRun` must be true or false")
         cwd = feature.workspace(_get(arg, "workspaceUri"))
         svc = feature.service()
+
+        def plan() -> dict[str, Any]:
+            from rulelens.memory.service import content_sha256
+
+            p = svc.plan_remember(cwd, text, scope)
+            return {"path": p.path, "text": p.text, "note": p.note,
+                    "sha256": content_sha256(p.seen.content),
+                    "searchable": p.findability.searchable, "warning": p.findability.warning}
 
         def write() -> dict[str, Any]:
             from rulelens.memory.service import content_sha256
@@ -373,7 +386,7 @@ def register(server: RuleLensServer) -> MemoryFeature:
                 sha = content_sha256(fh.read())
             return {"path": done.path, "text": done.text, "sha256": sha}
 
-        return await feature.run(write)
+        return await feature.run(plan if dry_run else write)
 
     @server.command(protocol.REINDEX_MEMORY)
     async def reindex(ls: Any, *args: Any) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from rulelens.memory.chunker import Chunk, chunk_markdown
 from rulelens.memory.index import MemoryIndex, Progress, SyncReport, index_path_for
-from rulelens.memory.remember import Remembered, append_note
+from rulelens.memory.remember import NotePlan, Remembered, append_note, plan_note
 from rulelens.memory.search import SearchOutcome, explain_search
 from rulelens.memory.settings import (
     EmbedderKind,
@@ -179,6 +179,22 @@ class MemoryService:
         idx = self.index_for(location, settings) if os.path.exists(path) else None
         return memory_status(location, settings, idx, settings.embedding.kind)
 
+    def memory_file(self, cwd: str, scope: Literal["global", "workspace"]) -> tuple[str, str]:
+        """(path, source label) of the MEMORY.md a note for ``scope`` goes to."""
+        location = self.locate(cwd)
+        path = location.global_memory if scope == "global" else location.workspace_memory
+        return path, location.classify_source(path)
+
+    def plan_remember(self, cwd: str, text: str,
+                      scope: Literal["global", "workspace"] = "global") -> NotePlan:
+        """The dry run of :meth:`remember`: what would be appended, and whether the agent's
+        search could find it (chunked with the configured ``[memory.index]`` limits, as the
+        agent's session-start reindex does). Writes nothing."""
+        path, source = self.memory_file(cwd, scope)
+        chunking = self.settings().index
+        return plan_note(path, text, source, chunking.max_chunk_chars,
+                         chunking.chunk_overlap_chars)
+
     def remember(self, cwd: str, text: str, scope: Literal["global", "workspace"] = "global",
                  seen: bytes | None = None, expected_sha256: str | None = None) -> Remembered:
         """Append a note; ``seen`` is the file content the user saw (None: read it now).
@@ -186,8 +202,7 @@ class MemoryService:
         ``expected_sha256`` is the hex SHA-256 of the bytes the caller last saw (``""``: the
         file did not exist); when the file differs now, nothing is written.
         """
-        location = self.locate(cwd)
-        path = location.global_memory if scope == "global" else location.workspace_memory
+        path, _ = self.memory_file(cwd, scope)
         from rulelens.memory.remember import FileSnapshot, RememberError
 
         snapshot = FileSnapshot(path, seen) if seen is not None else None

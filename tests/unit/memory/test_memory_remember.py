@@ -8,10 +8,15 @@ import pytest
 from memhome import MemHome
 
 from rulelens.memory.remember import (
+    HEADING_ONLY,
+    SCAFFOLD_FILE,
+    SCAFFOLD_NOTE,
     FileSnapshot,
+    Findability,
     RememberError,
     append_note,
     normalize_memory_content,
+    plan_note,
 )
 from rulelens.memory.service import MemoryService
 
@@ -79,3 +84,39 @@ def test_service_remember_scopes(memhome: MemHome) -> None:
     hit = svc.search(memhome.repo, "deploy tags").results[0]
     assert hit.path == loc.workspace_memory and "vX.Y.Z" in hit.snippet
     svc.close()
+
+
+TEMPLATE = ("# Global Memory\n\n> This file is automatically managed by Grok's memory system.\n"
+            "\n## Preferences\n\n<!-- Add any cross-project preferences here -->\n")
+FILLED = TEMPLATE + "\n## Tooling\n\n" + "- run tests with pytest -q before a commit\n" * 10
+SECTIONS = "## Prefs\n\n- tea, not coffee\n"
+LATER = " (found for now only: the file is one chunk until it passes 1600 bytes)"
+
+
+@pytest.mark.parametrize(("existing", "raw", "searchable", "warning"), [
+    ("", "use uv", False, HEADING_ONLY),                       # the heading is the file
+    ("", "use uv\nfor new projects", True, None),               # a body line is content
+    (FILLED, "use uv", True, None),                             # whole small file, one chunk
+    (FILLED + "x" * 1600 + "\n", "use uv", True, None),         # split: [Context: # Global…]
+    (SECTIONS * 200, "use uv", False, HEADING_ONLY),            # split, no top heading
+    (SECTIONS, "use uv", False, HEADING_ONLY + LATER),          # one chunk only until it grows
+    (FILLED, "# Only a title", False, HEADING_ONLY + LATER),    # level 1 drops the context
+    (FILLED, "#tag is not a heading", True, None),
+    # The pristine template plus a short note: one chunk under 500 bytes with a marker.
+    (TEMPLATE, "use uv\nfor new projects", False, SCAFFOLD_FILE),
+    (FILLED + "x" * 1600, "Add project-specific knowledge here", False, SCAFFOLD_NOTE),
+])
+def test_findability_follows_the_agents_chunker_and_filter(
+        tmp_path: object, existing: str, raw: str, searchable: bool, warning: str | None
+) -> None:
+    path = os.path.join(str(tmp_path), "MEMORY.md")
+    if existing:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(existing)
+    plan = plan_note(path, raw, "global", 1600, 320)
+    assert plan.findability == Findability(searchable, warning)
+    assert plan.text == ("\n\n" if existing else "") + normalize_memory_content(raw)
+    assert os.path.exists(path) == bool(existing), "a plan writes nothing"
+    append_note(path, raw, plan.seen)
+    with open(path, encoding="utf-8") as fh:
+        assert fh.read() == existing + plan.text
