@@ -5,7 +5,7 @@
  * them so a user can tell at a glance which notes the agent itself would see.
  */
 
-import type { MemoryResult } from "./protocol";
+import type { MemoryResult, RememberPlan } from "./protocol";
 import { displayPath, type PathContext } from "./chainModel";
 
 export interface MemoryRow {
@@ -107,25 +107,12 @@ export function reindexSummary(result: unknown): string {
 }
 
 /**
- * The note exactly as the server will append it, for the confirmation dialog.
- *
- * Mirrors `normalize_memory_content` in server/rulelens/memory/remember.py (the agent's own
- * rule): text starting with `#` as is; one line becomes `## line`; several lines keep a first
- * line of at most 80 UTF-8 bytes as the `##` title, else `## Note` above the whole text. The
- * server's answer (`text`) is compared with this preview after writing, so a drift shows up.
+ * The confirmation dialog for `RuleLens: Remember…`, worded from the server's dry run: the
+ * note as the server normalised it, and the server's one-line warning when the agent's search
+ * would skip it. Nothing about normalisation or chunking is decided here.
  */
-export function previewNote(text: string): string {
-  const t = rustTrim(text);
-  if (!t) return "";
-  if (t.startsWith("#")) return t;
-  const pos = t.indexOf("\n");
-  if (pos < 0) return `## ${t}`;
-  const first = rustTrim(t.slice(0, pos));
-  if (Buffer.byteLength(first, "utf8") <= 80) return `## ${first}\n\n${rustTrim(t.slice(pos))}`;
-  return `## Note\n\n${t}`;
-}
-
-/** Rust's `str::trim`: Unicode White_Space only (JS `trim` also strips U+FEFF, Rust does not). */
-function rustTrim(s: string): string {
-  return s.replace(/^[\p{White_Space}]+|[\p{White_Space}]+$/gu, "");
+export function rememberDialog(plan: RememberPlan, scope: "global" | "workspace", ctx: PathContext): { message: string; detail: string } {
+  const where = displayPath(plan.path, ctx);
+  const detail = plan.warning ? `${plan.note}\n\n⚠ ${plan.warning}` : plan.note;
+  return { message: `Append this note to the ${scope} memory (${where})?`, detail };
 }

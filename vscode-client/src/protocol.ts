@@ -95,9 +95,31 @@ export interface ChainChangedParams {
 export interface RememberArgs {
   text: string;
   scope: "global" | "workspace";
+  workspaceUri?: string;
+  /** Hex SHA-256 of the file as the user saw it (`""`: no file); the server refuses if it changed. */
+  expectedSha256?: string;
+  /** Write nothing; answer a {@link RememberPlan}. */
+  dryRun?: boolean;
 }
 
 export interface RememberResult {
   path: string;
+  /** The normalised note as appended. */
   text: string;
+  sha256?: string;
+}
+
+/** The answer to `rulelens.remember` with `dryRun: true`: what would be appended, and why it might not be found. */
+export interface RememberPlan {
+  path: string;
+  /** Exactly what the append would add (a blank-line separator included when the file has text). */
+  text: string;
+  /** The note as the server normalises it (the agent's rule). */
+  note: string;
+  /** SHA-256 of the file now (`""`: no file); the real call sends it as `expectedSha256`. */
+  sha256: string;
+  /** Whether the agent's memory search could return the note once appended. */
+  searchable: boolean;
+  /** One line saying why the note would not be found, else null. */
+  warning: string | null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyText, memoryRow, previewNote, reindexSummary, statusMarkdown } from "../src/memoryModel";
+import { emptyText, memoryRow, rememberDialog, reindexSummary, statusMarkdown } from "../src/memoryModel";
 import { CTX, HOME } from "./fixtures";
 
 const result = {
@@ -37,14 +37,22 @@ describe("memory rows", () => {
   });
 });
 
-describe("remember preview", () => {
-  it("shows the note as the server normalises it", () => {
-    expect(previewNote("  Use the test clock  ")).toBe("## Use the test clock");
-    expect(previewNote("# Own heading\nbody")).toBe("# Own heading\nbody");
-    expect(previewNote("Title line\n\n  body text \n")).toBe("## Title line\n\nbody text");
-    const long = "é".repeat(41); // 82 UTF-8 bytes, 41 UTF-16 units
-    expect(previewNote(`${long}\nbody`)).toBe(`## Note\n\n${long}\nbody`);
-    expect(previewNote(" \t\n ")).toBe("");
-    expect(previewNote("\uFEFFx")).toBe("## \uFEFFx"); // U+FEFF is not White_Space
+describe("remember confirmation", () => {
+  const plan = {
+    path: `${HOME}/.grok/memory/MEMORY.md`, text: "\n\n## Use the test clock", note: "## Use the test clock",
+    sha256: "ab".repeat(32), searchable: true, warning: null,
+  };
+
+  it("shows the server's normalised note and where it goes", () => {
+    const d = rememberDialog(plan, "global", CTX);
+    expect(d.message).toBe("Append this note to the global memory (~/.grok/memory/MEMORY.md)?");
+    expect(d.detail).toBe("## Use the test clock");
+  });
+
+  it("adds the server's warning when the agent's search would skip the note", () => {
+    const warning = "A one-line note becomes a heading; the agent's search skips heading-only chunks — add a second line to make it findable";
+    const d = rememberDialog({ ...plan, searchable: false, warning }, "workspace", CTX);
+    expect(d.detail).toBe(`## Use the test clock\n\n⚠ ${warning}`);
+    expect(d.message).toContain("workspace memory");
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A small stand-in for the `vscode` module: just enough real behaviour (events fire, URIs
- * parse, tree items carry their fields) for the tree provider to run outside the editor.
+ * parse, tree items carry their fields) for the tree provider to run outside the editor, and
+ * replaceable dialogs for the commands that ask the user.
  */
 import * as path from "node:path";
 
@@ -74,11 +75,25 @@ export enum StatusBarAlignment {
   Right = 2,
 }
 
+/** A replaceable UI call: tests assign their own answers (a dialog's button, a pick). */
+type Ui = (...args: any[]) => Promise<any>;
+const none: Ui = async () => undefined;
+
 export const window = {
   activeTextEditor: undefined as unknown,
   visibleTextEditors: [] as { document: { uri: Uri } }[],
+  showInputBox: none,
+  showQuickPick: none,
+  showWarningMessage: none,
+  showInformationMessage: none,
+  showErrorMessage: none,
+  showTextDocument: none,
 };
 
+type Folder = { uri: Uri; name: string; index: number };
+
 export const workspace = {
-  workspaceFolders: [] as { uri: Uri; name: string; index: number }[],
+  workspaceFolders: [] as Folder[],
+  getWorkspaceFolder: (uri: Uri): Folder | undefined =>
+    workspace.workspaceFolders.find((f) => uri.fsPath === f.uri.fsPath || uri.fsPath.startsWith(f.uri.fsPath + "/")),
 };
