@@ -49,6 +49,19 @@ TREE_EXPECT = ["1. ~/.grok/rules/personal.md", "7. src/app/AGENTS.md", "Skipped 
 MEMORY_QUERY = "stripe webhook"
 MEMORY_FIRST = "demo-shop-5a7bd946/MEMORY.md:5-11"
 REMEMBER_TEXT = "Use the Stripe test clock fixtures for subscription tests"
+# A one-line note for a workspace whose MEMORY.md does not exist yet: it would be the heading
+# "## …" alone, which the agent's content-free filter skips; the dialog must say so.
+REMEMBER_HIDDEN_TEXT = "Zeppelin hangar doors open only at dawn"
+HIDDEN_WARNING = ("A one-line note becomes a heading; the agent's search skips heading-only"
+                  " chunks — add a second line to make it findable")
+WORKSPACE_MEMORY = ".grok/memory/demo-shop-5a7bd946/MEMORY.md"   # under the demo home
+
+# Lint findings on the demo's rule files (`rulelens lint <demo repo> --format json`), which
+# must reach the editor as diagnostics: (file, code, message fragment).
+LINT_EXPECT = [
+    ("CLAUDE.local.md", "RL201", "ignored by .gitignore:2"),
+    ("AGENTS.local.md", "RL208", "Grok does not read it"),
+]
 # Debian's own interpreter: present on every machine here, never has rulelens installed.
 PYTHON_WITHOUT_RULELENS = "/usr/bin/python3"
 
@@ -123,6 +136,8 @@ def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
         "RULELENS_SELFTEST_OUT": str(selftest),
         "RULELENS_SELFTEST_FILE": str(Path(demo["repo"]) / DEEP_FILE),
         "RULELENS_SELFTEST_QUERY": MEMORY_QUERY,
+        "RULELENS_SELFTEST_DIAGNOSTICS": json.dumps(
+            [str(Path(demo["repo"]) / name) for name, _, _ in LINT_EXPECT]),
     }
     base = [str(CODE_SERVER), "--config", str(data / "config.yaml"), "--auth", "none",
             "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
@@ -182,6 +197,8 @@ def driven(workbench: dict[str, Any]) -> dict[str, Any]:
         "PLAYWRIGHT_DIR": str(PLAYWRIGHT_DIR), "RESULT_OUT": str(result_out),
         "MEMORY_QUERY": MEMORY_QUERY, "MEMORY_EXPECT": MEMORY_FIRST,
         "MEMORY_OPEN_EXPECT": "MEMORY.md", "REMEMBER_TEXT": REMEMBER_TEXT,
+        "REMEMBER_HIDDEN_TEXT": REMEMBER_HIDDEN_TEXT,
+        "WORKSPACE_MEMORY": str(workbench["home"] / WORKSPACE_MEMORY),
         "PYTHON_WITHOUT_RULELENS": PYTHON_WITHOUT_RULELENS,
     }
     node = shutil.which("node", path=drv_env["PATH"]) or "node"
@@ -259,6 +276,28 @@ def test_rendered_prompt_status_reindex_and_remember(driven: dict[str, Any],
     assert "Remembered in" in driven["rememberToast"]
     memory = Path(workbench["home"]) / ".grok" / "memory" / "MEMORY.md"
     assert memory.read_text(encoding="utf-8").endswith(f"\n\n## {REMEMBER_TEXT}")
+
+
+def test_remember_warns_when_the_agents_search_would_skip_the_note(
+        driven: dict[str, Any], workbench: dict[str, Any]) -> None:
+    """The server's dry run drives the dialog: a heading-only note gets its warning."""
+    dialog = driven["rememberHiddenDialog"]
+    assert f"## {REMEMBER_HIDDEN_TEXT}" in dialog, dialog
+    assert HIDDEN_WARNING in dialog, dialog
+    assert HIDDEN_WARNING not in driven["rememberDialog"], "the findable note was warned about"
+    # Cancelled: the workspace MEMORY.md the driver removed was not recreated.
+    assert not (Path(workbench["home"]) / WORKSPACE_MEMORY).exists()
+    assert Path(ARTIFACTS / "vscode-remember-warning.png").stat().st_size > 10_000
+
+
+def test_lint_findings_reach_the_editor_as_diagnostics(driven: dict[str, Any]) -> None:
+    st = driven["selftest"]
+    diagnostics = st["diagnostics"]
+    for name, code, fragment in LINT_EXPECT:
+        mine = [d for d in diagnostics if d["uri"].endswith("/" + name)]
+        assert any(d["code"] == code and fragment in d["message"] for d in mine), (name, mine)
+    # Only rule files get lint diagnostics: the nested source file has none.
+    assert not [d for d in diagnostics if d["uri"].endswith("/" + DEEP_FILE)], diagnostics
 
 
 def test_settings_changes_reach_the_server(driven: dict[str, Any]) -> None:

@@ -18,6 +18,8 @@ export interface SelfTestOptions {
   file?: string;
   out?: string;
   query?: string;
+  /** Files to open and wait for the server's diagnostics on (env: RULELENS_SELFTEST_DIAGNOSTICS, a JSON list). */
+  diagnosticsFiles?: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -56,6 +58,17 @@ export async function selfTest(server: RuleLensServer, provider: ActiveRulesProv
       20_000,
     );
     const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", uri, new vscode.Position(0, 0))) ?? [];
+    // Rule files with known findings: open each (the language client sends didOpen) and wait
+    // until the server's diagnostics for it arrive, so the list below is not a race.
+    const lintFiles = opts.diagnosticsFiles ?? (process.env.RULELENS_SELFTEST_DIAGNOSTICS ? (JSON.parse(process.env.RULELENS_SELFTEST_DIAGNOSTICS) as string[]) : []);
+    const diagnosticsWaitedMs: Record<string, number> = {};
+    for (const f of lintFiles) {
+      const t = Date.now();
+      const lintUri = vscode.Uri.file(f);
+      await vscode.workspace.openTextDocument(lintUri);
+      await poll(() => vscode.languages.getDiagnostics(lintUri), (ds) => ds.length > 0, 20_000);
+      diagnosticsWaitedMs[f] = Date.now() - t;
+    }
     const diagnostics = vscode.languages.getDiagnostics().flatMap(([u, ds]) =>
       ds.map((d) => ({ uri: u.toString(), line: d.range.start.line, code: typeof d.code === "object" ? String(d.code.value) : d.code, severity: d.severity, message: d.message, source: d.source })),
     );
@@ -65,6 +78,7 @@ export async function selfTest(server: RuleLensServer, provider: ActiveRulesProv
       lenses: lenses.map((l) => ({ line: l.range.start.line, title: l.command?.title, command: l.command?.command })),
       hovers: hovers.flatMap(hoverText),
       diagnostics,
+      diagnosticsWaitedMs,
       tree: { description: provider.description, message: provider.message, items: provider.snapshot() },
       statusBar: statusBarText(provider),
     });

@@ -6,10 +6,12 @@
 // Quick Open), LENS_EXPECT (substring of the code lens), TREE_EXPECT (JSON list of substrings
 // the view must show), SELFTEST_OUT (file the extension's self-test writes), MEMORY_QUERY
 // (optional), MEMORY_EXPECT (substring of the first result), ARTIFACTS (screenshot dir),
-// PLAYWRIGHT_DIR (where playwright-core is installed), RESULT_OUT (JSON summary for pytest).
+// PLAYWRIGHT_DIR (where playwright-core is installed), RESULT_OUT (JSON summary for pytest),
+// REMEMBER_TEXT / REMEMBER_HIDDEN_TEXT (notes for Remember…), WORKSPACE_MEMORY (the workspace
+// MEMORY.md, removed before the second, cancelled Remember…).
 // Every step is timed; any failed expectation throws, after a screenshot of the moment.
 import { createRequire } from "node:module";
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 const env = (k, d) => {
@@ -232,6 +234,25 @@ try {
   result.rememberToast = (await remembered.innerText()).trim();
   step("remember", { toast: result.rememberToast.split("\n").at(-1) });
   await page.keyboard.press("Escape");
+
+  // Remember… for a workspace whose MEMORY.md does not exist yet: the one-line note would be a
+  // heading alone, which the agent's search skips, and the server's dry run says so in the
+  // dialog. Cancelled, so nothing is written.
+  rmSync(env("WORKSPACE_MEMORY"));
+  await palette("RuleLens: Remember…", "Remember");
+  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
+  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+  await page.locator(".quick-input-widget input").fill(env("REMEMBER_HIDDEN_TEXT"));
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "This workspace" }).first().waitFor({ timeout: 20000 });
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "This workspace" }).first().click();
+  const warned = page.locator(".monaco-dialog-box").first();
+  await warned.waitFor({ timeout: 20000 });
+  result.rememberHiddenDialog = (await warned.innerText()).trim();
+  await shot("vscode-remember-warning.png");
+  await page.keyboard.press("Escape");
+  await warned.waitFor({ state: "detached", timeout: 10000 });
+  step("remember warning for a heading-only note, cancelled");
 
   // Settings reach the server: start the agent in src/app, and the tracker split disappears
   // (workspace/didChangeConfiguration -> server recomputes -> rulelens/chainChanged -> refresh).
