@@ -130,9 +130,9 @@ def chunk_markdown(content: str, max_bytes: int = DEFAULT_MAX_CHUNK_BYTES,
     """``chunk_markdown(content, max, overlap)``: the chunks the agent indexes, in order.
 
     ``split_by_headers`` runs over character positions of ``text``, the content with
-    every ``\r\n`` replaced by ``\n``: its ``\n``-separated pieces are exactly Rust's
-    ``lines`` of the original (which drops one ``\r`` before each ``\n``), so a
-    section's lines joined with ``\n`` are a plain slice. The header stack holds
+    every ``\\r\\n`` replaced by ``\\n``: its ``\\n``-separated pieces are exactly Rust's
+    ``lines`` of the original (which drops one ``\\r`` before each ``\\n``), so a
+    section's lines joined with ``\\n`` are a plain slice. The header stack holds
     (level, context through this header): a section's context is the entry below the
     top, the same string as joining the trimmed headers except the last. One loop, no
     per-line or per-section helper calls: this runs for every file of a first index.
