@@ -89,6 +89,8 @@ class ProgressRelay:
         self._lock = threading.Lock()
         self._last = 0.0
         self._pct = 0
+        self._seq = 0
+        self._shown = 0
 
     # worker thread
     def __call__(self, done: int, total: int, message: str) -> None:
@@ -108,7 +110,8 @@ class ProgressRelay:
                 self._pct = pct or 0
             what = "embedding chunks" if message == "embedding" else "indexing files"
             text = f"{what} {done}/{total}"
-            report = self._report(text, pct)
+            self._seq += 1
+            report = self._report(text, pct, self._seq)
             try:
                 self._sent.append(asyncio.run_coroutine_threadsafe(report, self.loop))
             except RuntimeError:       # the loop is closing (server shutdown)
@@ -135,8 +138,12 @@ class ProgressRelay:
             title=self.title, percentage=0, cancellable=False))
         return True
 
-    async def _report(self, message: str, pct: int | None) -> None:
-        if await self._begun():
+    async def _report(self, message: str, pct: int | None, seq: int) -> None:
+        # Reports scheduled while the token is being created can wake out of order (one
+        # that arrives after creation finished does not wait); progress shows the latest
+        # state, so a report older than one already shown is dropped.
+        if await self._begun() and seq > self._shown:
+            self._shown = seq
             self.ls.work_done_progress.report(self.token, types.WorkDoneProgressReport(
                 message=message, percentage=pct))
 
