@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rulelens import __version__
+from rulelens.present import byte_size, display_path
 from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
 
 
@@ -36,23 +37,6 @@ def chain_for_path(path: str, env: AgentEnvironment | None = None) -> Chain:
     return Resolver(env or AgentEnvironment.from_env()).resolve(cwd)
 
 
-def _rel(path: str, base: str | None) -> str:
-    if base and (path == base or path.startswith(base.rstrip(os.sep) + os.sep)):
-        return os.path.relpath(path, base)
-    home = os.path.expanduser("~")
-    if path.startswith(home + os.sep):
-        return "~" + path[len(home):]
-    return path
-
-
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / (1024 * 1024):.1f} MiB"
-
-
 def format_chain(chain: Chain) -> str:
     """The human table: load order, then every file that does not load and why."""
     base = chain.git_root or chain.cwd
@@ -61,15 +45,15 @@ def format_chain(chain: Chain) -> str:
     if chain.files:
         rows = [("#", "role", "kind", "path", "size", "~tokens")]
         for f in chain.files:
-            rows.append((str(f.precedence), f.role, f.kind, _rel(f.path, base), _size(f.bytes),
-                         str(f.tokens)))
+            rows.append((str(f.precedence), f.role, f.kind, display_path(f.path, base),
+                         byte_size(f.bytes), str(f.tokens)))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         for i, row in enumerate(rows):
             out.append("  ".join(c.rjust(widths[j]) if j in (0, 4, 5) else c.ljust(widths[j])
                                  for j, c in enumerate(row)).rstrip())
             if i == 0:
                 out.append("  ".join("-" * w for w in widths))
-        out.append(f"{len(chain.files)} file(s) load, {_size(chain.total_bytes)},"
+        out.append(f"{len(chain.files)} file(s) load, {byte_size(chain.total_bytes)},"
                    f" ~{chain.total_tokens} tokens; loaded first to last, the last wins on"
                    " conflicts.")
     else:
@@ -77,7 +61,7 @@ def format_chain(chain: Chain) -> str:
     if chain.skipped:
         out += ["", f"Not loaded ({len(chain.skipped)}):"]
         for s in chain.skipped:
-            out.append(f"  {_rel(s.path, base)}  [{s.reason}]")
+            out.append(f"  {display_path(s.path, base)}  [{s.reason}]")
             out.append(f"      {s.detail}")
     return "\n".join(out) + "\n"
 

@@ -7,32 +7,13 @@ lsprotocol types by the server; tests read the same strings.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 from typing import Any
 
 from rulelens.lsp.session import RuleStatus, TrackerSplit
+from rulelens.present import byte_size, display_path
 from rulelens.rules import Chain, SkipReason, render
-from rulelens.rules.fs import is_within
-
-
-def display_path(path: str, base: str | None) -> str:
-    """Relative to ``base`` when inside it, ``~/...`` under the home, else absolute."""
-    if base and is_within(path, base) and path != base:
-        return os.path.relpath(path, base)
-    home = os.path.expanduser("~")
-    if is_within(path, home) and path != home:
-        return "~" + path[len(home):]
-    return path
-
-
-def size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / (1024 * 1024):.1f} MiB"
 
 
 def _base(chain: Chain) -> str:
@@ -40,13 +21,14 @@ def _base(chain: Chain) -> str:
 
 
 def _dir_label(directory: str, base: str | None) -> str:
-    if base and directory == base:
-        return "./"
     return display_path(directory, base).rstrip("/") + "/"
 
 
 def _link(path: str, base: str | None) -> str:
-    label = display_path(path, base).replace("|", "\\|").replace("]", "\\]")
+    # A link to the base directory itself is labelled by its full (home-shortened) path,
+    # not ".", which would say nothing in a list of files.
+    label = display_path(path, None if path == base else base)
+    label = label.replace("|", "\\|").replace("]", "\\]")
     return f"[{label}]({pathlib.Path(path).as_uri()})"
 
 
@@ -106,8 +88,8 @@ def chain_hover(chain: Chain, split: TrackerSplit | None) -> str:
                 "|--:|:--|:--|:--|--:|--:|"]
         for f in chain.files:
             out.append(f"| {f.precedence} | {_link(f.path, base)} | {f.role} | {f.kind} |"
-                       f" {size(f.bytes)} | {f.tokens} |")
-        out.append(f"| | **total** | | | **{size(chain.total_bytes)}** |"
+                       f" {byte_size(f.bytes)} | {f.tokens} |")
+        out.append(f"| | **total** | | | **{byte_size(chain.total_bytes)}** |"
                    f" **{chain.total_tokens}** |")
         out += ["", "Loaded first to last: the last (deepest) file wins on conflicts."]
     else:

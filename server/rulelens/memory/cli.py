@@ -17,11 +17,7 @@ from rulelens.memory.search import SearchOutcome, format_memory_search
 from rulelens.memory.service import MemoryError_, MemoryService
 from rulelens.memory.settings import EMBEDDER_KINDS
 from rulelens.memory.status import MemoryStatus
-
-
-def _home_rel(path: str) -> str:
-    home = os.path.expanduser("~")
-    return "~" + path[len(home):] if path.startswith(home + os.sep) else path
+from rulelens.present import display_path
 
 
 def _print_json(obj: object) -> None:
@@ -93,7 +89,7 @@ def format_search_table(outcome: SearchOutcome, wide: bool) -> str:
             flags.append("first-turn injection")
         start = r.start_line + 1
         head = (f"{i:>2}. {r.score:.2f} (raw {r.raw_score:.3f})  {r.source:<9}"
-                f" {_home_rel(r.path)}:{start}-{max(r.end_line, start)}")
+                f" {display_path(r.path)}:{start}-{max(r.end_line, start)}")
         out.append(head + (f"  [{', '.join(flags)}]" if flags else ""))
         if r.staleness:
             out.append("    " + r.staleness.strip().replace("**", ""))
@@ -139,7 +135,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
         if s.rebuilt:
             print(f"the index was corrupt and has been rebuilt ({s.rebuilt})")
         for k in s.skipped:
-            print(f"skipped {_home_rel(k.path)}: {k.reason}")
+            print(f"skipped {display_path(k.path)}: {k.reason}")
         if outcome.embedder != "none":
             print(f"embedded {outcome.embedded} chunk(s) with the {outcome.embedder} embedder")
     if outcome.embedder_error:
@@ -153,8 +149,8 @@ def format_status(st: MemoryStatus) -> str:
     out = [f"workspace:     {st.cwd}",
            f"memory name:   {st.workspace_name}  (from "
            + (f"origin {st.identity!r})" if st.identity else f"path {st.hash_input!r})"),
-           f"global dir:    {_home_rel(st.global_dir)}",
-           f"workspace dir: {_home_rel(st.workspace_dir)}"
+           f"global dir:    {display_path(st.global_dir)}",
+           f"workspace dir: {display_path(st.workspace_dir)}"
            + ("" if os.path.isdir(st.workspace_dir) else "  (does not exist yet)"),
            f"memory:        {'enabled' if st.memory_enabled else 'disabled in the agent config'}"
            + ("; temp folder: the agent skips workspace writes" if st.ephemeral else ""),
@@ -164,7 +160,7 @@ def format_status(st: MemoryStatus) -> str:
         for f in st.files:
             state = "indexed" if f.fresh else ("changed since indexed" if f.indexed
                                                 else "not indexed yet")
-            out.append(f"  {f.source:<9} {f.bytes:>8} B  {_home_rel(f.path)}  [{state}]")
+            out.append(f"  {f.source:<9} {f.bytes:>8} B  {display_path(f.path)}  [{state}]")
     else:
         out.append("files: none (the agent has not written memory for this workspace)")
     sync = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st.last_sync))
@@ -172,7 +168,7 @@ def format_status(st: MemoryStatus) -> str:
     out += ["", f"index:         {st.chunks} chunk(s), {st.vectors} vector(s); last sync {sync}"
                 + (f"; {len(st.stale_files)} file(s) stale" if st.stale_files else "")]
     if st.agent_index:
-        out.append(f"agent index:   {_home_rel(st.agent_index)} (read-only)")
+        out.append(f"agent index:   {display_path(st.agent_index)} (read-only)")
     d = st.dream
     last = (time.strftime("%Y-%m-%d %H:%M", time.localtime(d.last_consolidation))
             if d.last_consolidation else "never (.dream-lock missing)")
