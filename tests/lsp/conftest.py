@@ -12,9 +12,9 @@ import os
 import pathlib
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import pytest_asyncio
@@ -25,6 +25,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "demo"))
 from build import build  # noqa: E402
+
+if TYPE_CHECKING:
+    from .memory_fixtures import Embeddings, MemDemo
 
 CLIENTS = ("visual-studio-code", "neovim")
 SERVER = [sys.executable, "-m", "rulelens", "serve", "--stdio"]
@@ -64,6 +67,22 @@ def make_demo(dest: pathlib.Path) -> Demo:
 @pytest.fixture
 def demo(tmp_path: pathlib.Path) -> Demo:
     return make_demo(tmp_path)
+
+
+# The memory tests' fixtures. Their helpers live in memory_fixtures, which imports this
+# module, so they are imported where used rather than at the top.
+@pytest.fixture
+def md(tmp_path: pathlib.Path) -> MemDemo:
+    """The demo with its own RuleLens cache dir."""
+    from .memory_fixtures import make_memdemo
+    return make_memdemo(tmp_path)
+
+
+@pytest.fixture
+def api() -> Iterator[Embeddings]:
+    """A loopback OpenAI-compatible embeddings endpoint."""
+    from .memory_fixtures import embeddings_server
+    yield from embeddings_server()
 
 
 def plain(value: Any) -> Any:

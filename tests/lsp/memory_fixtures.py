@@ -5,22 +5,17 @@ loopback OpenAI-compatible embeddings server (a real HTTP server, never a mock o
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
-import math
 import pathlib
-import re
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from pytest_lsp import LanguageClient
+
+from helpers.embeddings_api import Answer, fake_vec, loopback_server
 
 from .conftest import Demo, make_demo, request
 
@@ -102,69 +97,31 @@ async def eventually(check: Any, timeout: float, step: float = 0.1) -> Any:
         await asyncio.sleep(step)
 
 
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def fake_vec(text: str, dim: int) -> list[float]:
-    """Signed feature hashing of words and trigrams, L2-normalised: similar texts, near vectors."""
-    v = [0.0] * dim
-    toks = re.findall(r"\w+", text.lower())
-    for f in toks + [t[i:i + 3] for t in toks for i in range(max(1, len(t) - 2))]:
-        h = hashlib.blake2b(f.encode(), digest_size=8).digest()
-        v[int.from_bytes(h[:4], "little") % dim] += 1.0 if h[4] & 1 else -1.0
-    n = math.sqrt(sum(x * x for x in v)) or 1.0
-    return [x / n for x in v]
-
-
 @dataclass
 class Embeddings:
-    """A loopback ``/v1/embeddings`` server; ``calls`` holds each request's input list."""
+    """The loopback ``/v1/embeddings`` server; ``calls`` holds each request's input list."""
 
-    server: ThreadingHTTPServer
+    base_url: str
     calls: list[list[str]] = field(default_factory=list)
     #: Seconds each answer waits (a slow endpoint, to make background work last).
     delay: list[float] = field(default_factory=lambda: [0.0])
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def respond(self, path: str, headers: dict[str, str], body: Any) -> Answer:
+        texts = list(body["input"])
+        self.calls.append(texts)
+        dim = int(body.get("dimensions") or 64)
+        data = [{"object": "embedding", "index": i, "embedding": fake_vec(t, dim)}
+                for i, t in enumerate(texts)]
+        return Answer(200, {"object": "list", "data": data, "model": body["model"]},
+                      delay_s=self.delay[0])
 
 
 def embeddings_server() -> Iterator[Embeddings]:
-    calls: list[list[str]] = []
-    delay = [0.0]
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            texts = list(body["input"])
-            calls.append(texts)
-            time.sleep(delay[0])
-            dim = int(body.get("dimensions") or 64)
-            data = [{"object": "embedding", "index": i, "embedding": fake_vec(t, dim)}
-                    for i, t in enumerate(texts)]
-            raw = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Embeddings(server, calls, delay)
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A fixture body: unit vectors for every input, after ``delay[0]`` seconds."""
+    api = Embeddings("")
+    with loopback_server(api.respond) as url:
+        api.base_url = url
+        yield api
 
 
 def api_config(md: MemDemo, base_url: str, dimensions: int = 64) -> None:

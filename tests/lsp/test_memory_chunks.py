@@ -17,12 +17,7 @@ from pytest_lsp import LanguageClient
 from rulelens.lsp import protocol
 
 from .conftest import request, start_client, stop_client
-from .memory_fixtures import MemDemo, cli_json, make_memdemo
-
-
-@pytest.fixture
-def md(tmp_path: pathlib.Path) -> MemDemo:
-    return make_memdemo(tmp_path)
+from .memory_fixtures import WORKSPACE_DIR, MemDemo, cli_json
 
 
 @pytest_asyncio.fixture
@@ -55,7 +50,7 @@ async def test_paths_outside_the_roots_are_refused_without_reading(
     dir_link.symlink_to(tmp_path, target_is_directory=True)
     for path in (str(fifo), str(link), str(dir_link / "outside.md"),
                  str(md.memory / ".." / "config.toml"), str(secret),
-                 str(md.memory / WORKSPACE / ".." / ".." / "config.toml")):
+                 str(md.memory / WORKSPACE_DIR / ".." / ".." / "config.toml")):
         with pytest.raises(Exception, match="outside the memory roots"):
             await chunks(client, md, path)
     for path, message in (("MEMORY.md", "absolute path"), (5, "absolute path"),
@@ -71,6 +66,3 @@ async def test_paths_outside_the_roots_are_refused_without_reading(
     inside.symlink_to(md.memory / "MEMORY.md")
     assert await chunks(client, md, str(inside)) == cli_json(md, "chunks",
                                                              str(md.memory / "MEMORY.md"))
-
-
-WORKSPACE = "demo-shop-5a7bd946"

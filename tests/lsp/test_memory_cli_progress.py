@@ -5,25 +5,11 @@ otherwise (a log or CI). The CLI is a separate process with stderr a pipe or a r
 from __future__ import annotations
 
 import os
-import pathlib
 import pty
 import subprocess
 import sys
-from collections.abc import Iterator
 
-import pytest
-
-from .memory_fixtures import Embeddings, MemDemo, api_config, cli, embeddings_server, make_memdemo
-
-
-@pytest.fixture
-def md(tmp_path: pathlib.Path) -> MemDemo:
-    return make_memdemo(tmp_path)
-
-
-@pytest.fixture
-def api() -> Iterator[Embeddings]:
-    yield from embeddings_server()
+from .memory_fixtures import Embeddings, MemDemo, api_config, cli
 
 
 def test_plain_lines_when_stderr_is_not_a_terminal(md: MemDemo, api: Embeddings) -> None:

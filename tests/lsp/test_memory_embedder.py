@@ -8,11 +8,11 @@ The embeddings API is a real HTTP server on loopback; the dead one is a closed p
 from __future__ import annotations
 
 import asyncio
-import pathlib
-from collections.abc import Iterator
 
 import pytest
 from lsprotocol import types
+
+from helpers.embeddings_api import closed_port
 
 from .conftest import start_client, stop_client
 from .memory_fixtures import (
@@ -21,22 +21,9 @@ from .memory_fixtures import (
     api_config,
     cli,
     cli_json,
-    closed_port,
-    embeddings_server,
-    make_memdemo,
     same_search,
     search,
 )
-
-
-@pytest.fixture
-def md(tmp_path: pathlib.Path) -> MemDemo:
-    return make_memdemo(tmp_path)
-
-
-@pytest.fixture
-def api() -> Iterator[Embeddings]:
-    yield from embeddings_server()
 
 
 def _api_settings(base_url: str) -> dict[str, object]:

@@ -19,12 +19,7 @@ from pytest_lsp import LanguageClient
 from rulelens.lsp import protocol
 
 from .conftest import plain, start_client, stop_client
-from .memory_fixtures import MemDemo, make_memdemo, search
-
-
-@pytest.fixture
-def md(tmp_path: pathlib.Path) -> MemDemo:
-    return make_memdemo(tmp_path)
+from .memory_fixtures import MemDemo, search
 
 
 @pytest_asyncio.fixture

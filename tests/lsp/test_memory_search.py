@@ -15,12 +15,7 @@ from pytest_lsp import LanguageClient
 from rulelens.lsp import protocol
 
 from .conftest import CLIENTS, request, start_client, stop_client
-from .memory_fixtures import MemDemo, cli_json, make_memdemo, same_search, search
-
-
-@pytest.fixture
-def md(tmp_path: pathlib.Path) -> MemDemo:
-    return make_memdemo(tmp_path)
+from .memory_fixtures import WORKSPACE_DIR, MemDemo, cli_json, make_memdemo, same_search, search
 
 
 @pytest_asyncio.fixture(params=CLIENTS)
@@ -92,9 +87,9 @@ async def test_workspace_uri_selects_the_folder_and_is_checked(tmp_path: pathlib
     try:
         default = await request(c, protocol.MEMORY_SEARCH, {"query": "stripe"})
         assert [r["source"] for r in default["results"]] in ([], ["global"])
-        assert not any(WORKSPACE in r["path"] for r in default["results"])
+        assert not any(WORKSPACE_DIR in r["path"] for r in default["results"])
         chosen = await search(c, md, "stripe")
-        assert chosen["results"] and WORKSPACE in chosen["results"][0]["path"]
+        assert chosen["results"] and WORKSPACE_DIR in chosen["results"][0]["path"]
         inside = (md.repo / "src").as_uri()      # a folder inside a workspace folder is fine
         assert (await request(c, protocol.MEMORY_SEARCH,
                               {"query": "stripe", "workspaceUri": inside}))["results"]
@@ -108,6 +103,3 @@ async def test_workspace_uri_selects_the_folder_and_is_checked(tmp_path: pathlib
         assert (await search(c, md, "stripe"))["results"]
     finally:
         await stop_client(c)
-
-
-WORKSPACE = "demo-shop-5a7bd946"

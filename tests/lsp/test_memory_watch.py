@@ -27,11 +27,6 @@ WAIT_S = 10.0
 NOTE = "## Airship maintenance\n\nThe zeppelin hangar doors open only at dawn.\n"
 
 
-@pytest.fixture
-def md(tmp_path: pathlib.Path) -> MemDemo:
-    return make_memdemo(tmp_path)
-
-
 @pytest_asyncio.fixture
 async def client(md: MemDemo) -> AsyncIterator[LanguageClient]:
     c = await start_client(md.env, [md.repo], "visual-studio-code")

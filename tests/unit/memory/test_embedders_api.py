@@ -9,22 +9,17 @@ request at a time; when it is empty the server answers normally.
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
 import math
-import re
-import socket
 import struct
-import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from helpers.embeddings_api import Answer, closed_port, fake_vec, loopback_server
 from rulelens.memory.embedders import (
     ApiEmbedder,
     EmbedderError,
@@ -32,27 +27,6 @@ from rulelens.memory.embedders import (
     make_embedder,
 )
 from rulelens.memory.settings import EmbeddingSettings
-
-
-def fake_vec(text: str, dim: int) -> list[float]:
-    """Signed feature hashing of words and character trigrams, L2-normalised."""
-    v = [0.0] * dim
-    toks = re.findall(r"\w+", text.lower())
-    for f in toks + [t[i : i + 3] for t in toks for i in range(max(1, len(t) - 2))]:
-        h = hashlib.blake2b(f.encode(), digest_size=8).digest()
-        v[int.from_bytes(h[:4], "little") % dim] += 1.0 if h[4] & 1 else -1.0
-    n = math.sqrt(sum(x * x for x in v)) or 1.0
-    return [x / n for x in v]
-
-
-@dataclass
-class Answer:
-    """One canned answer: status, extra headers, JSON body; ``delay_s`` before answering."""
-
-    status: int
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
 
 
 @dataclass
@@ -90,45 +64,18 @@ class FakeApi:
             data.reverse()
         return Answer(200, {"object": "list", "data": data, "model": req.get("model")})
 
-
-def serve(api: FakeApi) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            req = json.loads(raw or b"{}")
-            api.calls.append(Call(self.path, dict(self.headers), req, time.monotonic()))
-            answer = api.script.popleft() if api.script else api.embeddings(req)
-            if answer.delay_s:
-                time.sleep(answer.delay_s)
-            payload = json.dumps(answer.body).encode()
-            try:
-                self.send_response(answer.status)
-                for key, value in answer.headers.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except OSError:
-                pass  # the client gave up (timeout test)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    return server
+    def respond(self, path: str, headers: dict[str, str], req: Any) -> Answer:
+        """Record the call; the next scripted answer, else a normal one."""
+        self.calls.append(Call(path, headers, req, time.monotonic()))
+        return self.script.popleft() if self.script else self.embeddings(req)
 
 
 @pytest.fixture
 def api() -> Iterator[FakeApi]:
     state = FakeApi()
-    server = serve(state)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    yield state
-    server.shutdown()
-    server.server_close()
+    with loopback_server(state.respond) as url:
+        state.url = url
+        yield state
 
 
 def embedder(api: FakeApi, **kw: Any) -> ApiEmbedder:
@@ -280,22 +227,15 @@ def test_missing_or_extra_items_are_refused(api: FakeApi) -> None:
 
 def test_redirects_are_not_followed(api: FakeApi) -> None:
     elsewhere = FakeApi()
-    other = serve(elsewhere)
-    try:
-        target = f"http://127.0.0.1:{other.server_address[1]}/v1/embeddings"
-        api.script.append(Answer(307, {}, {"Location": target}))
+    with loopback_server(elsewhere.respond) as other_url:
+        api.script.append(Answer(307, {}, {"Location": f"{other_url}/embeddings"}))
         with pytest.raises(EmbedderError, match="redirect"):
             embedder(api).embed(["one"])
         assert elsewhere.calls == []  # the texts never went anywhere but the configured URL
-    finally:
-        other.shutdown()
-        other.server_close()
 
 
 def test_unreachable_endpoint_is_a_clear_error() -> None:
-    with socket.socket() as sock:  # a port that was free a moment ago and is closed now
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = closed_port()  # a port that was free a moment ago and is closed now
     with pytest.raises(EmbedderError, match="cannot reach"):
         ApiEmbedder(f"http://127.0.0.1:{port}/v1", "m", 4, timeout_s=2).embed(["one"])
 

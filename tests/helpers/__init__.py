@@ -1,0 +1,1 @@
+"""Test helpers shared across test folders (on ``sys.path`` via pytest's ``pythonpath``)."""
