@@ -5,16 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 from collections.abc import Iterator
 
 import pytest
 from pytest_lsp import LanguageClient
 
+from helpers.unprivileged import NOBODY, world_readable_tmp
 from rulelens.lsp import protocol
 
 from .conftest import (
@@ -31,7 +30,6 @@ from .conftest import (
 )
 
 DEEP = "src/app/handlers/orders.py"
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
 async def _answers(client: LanguageClient, uri: str) -> dict[str, object]:
@@ -104,14 +102,12 @@ def _nobody_python() -> list[str] | None:
 @pytest.fixture
 def world_readable_demo() -> Iterator[Demo]:
     """tmp_path is private to root; the unprivileged server needs a readable workspace."""
-    base = pathlib.Path(tempfile.mkdtemp(prefix="rulelens-lsp-"))
-    try:
-        os.chmod(base, 0o755)
-        yield make_demo(base)
-    finally:
-        for d, _dirs, _files in os.walk(base):
-            os.chmod(d, 0o755)
-        shutil.rmtree(base, ignore_errors=True)
+    with world_readable_tmp("rulelens-lsp-") as base:
+        try:
+            yield make_demo(base)
+        finally:
+            for d, _dirs, _files in os.walk(base):
+                os.chmod(d, 0o755)
 
 
 @pytest.mark.parametrize("spec", ["visual-studio-code", "neovim"])

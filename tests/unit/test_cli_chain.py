@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from helpers.unprivileged import NOBODY, world_readable_tmp
+
 RULELENS = str(Path(sys.executable).with_name("rulelens"))
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
 def write(path: Path, text: str | bytes = "x\n") -> Path:
@@ -63,12 +62,8 @@ def fake(tmp_path: Path) -> Fake:
 @pytest.fixture
 def shared_fake() -> Iterator[Fake]:
     """Outside pytest's 0700 tmp dir, so that an unprivileged user can reach it."""
-    base = tempfile.mkdtemp(prefix="rulelens-cli-")
-    os.chmod(base, 0o755)
-    try:
-        yield Fake(Path(base))
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with world_readable_tmp("rulelens-cli-") as base:
+        yield Fake(base)
 
 
 def _populate(fake: Fake) -> Path:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from rulestree import World, git_init, make_world, write
 
+from helpers.unprivileged import NOBODY, world_readable_tmp
 from rulelens.rules import SkipReason
 
 
@@ -120,8 +119,6 @@ def test_large_file_loads_whole(world: World, repo: Path) -> None:
 
 # --------------------------------------------------------------- unreadable (setpriv)
 
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-
 _PROBE = """
 import json, sys
 from rulelens.rules import AgentEnvironment, Resolver
@@ -134,12 +131,8 @@ print(json.dumps(chain.to_json()))
 @pytest.fixture
 def shared_world() -> Iterator[World]:
     """A world outside pytest's 0700 tmp dir, so the unprivileged user can reach it."""
-    base = tempfile.mkdtemp(prefix="rulelens-unreadable-")
-    os.chmod(base, 0o755)
-    try:
-        yield make_world(Path(base))
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with world_readable_tmp("rulelens-unreadable-") as base:
+        yield make_world(base)
 
 
 def _as_unprivileged(world: World, cwd: Path) -> dict[str, object]:
