@@ -34,6 +34,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import pct, start_server, stop_server
 from chain import build_home, build_repo
 
 CAPS = types.ClientCapabilities(
@@ -51,11 +52,6 @@ def pick_files(repo: Path, n: int) -> list[Path]:
         files += [Path(directory) / name for name in sorted(names)]
     step = max(1, len(files) // n)
     return files[::step][:n]
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -85,17 +81,11 @@ class Session:
             return None
 
     async def __aenter__(self) -> Session:
-        await self.client.start_io(sys.executable, "-m", "rulelens", "serve", env=self.env)
-        await self.client.initialize_async(types.InitializeParams(
-            capabilities=CAPS, root_uri=self.repo.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=self.repo.as_uri(), name="repo")]))
-        self.client.initialized(types.InitializedParams())
+        await start_server(self.client, self.repo, self.env, CAPS)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()
+        await stop_server(self.client)
 
     @property
     def pid(self) -> int:

@@ -34,13 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "demo"))
 from build import build  # noqa: E402
 
+from _common import pct, start_server, stop_server  # noqa: E402
+
 WORKSPACE = "demo-shop-5a7bd946"
 CAPS = types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=False))
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def note_text(i: int) -> str:
@@ -65,11 +62,7 @@ class Bench:
                         fut.set_result(now)
 
     async def start(self) -> None:
-        await self.client.start_io(sys.executable, "-m", "rulelens", "serve", env=self.env)
-        await self.client.initialize_async(types.InitializeParams(
-            capabilities=CAPS, root_uri=self.repo.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=self.repo.as_uri(), name="repo")]))
-        self.client.initialized(types.InitializedParams())
+        await start_server(self.client, self.repo, self.env, CAPS)
         t = time.perf_counter()
         await self.client.protocol.send_request_async(
             "rulelens/memorySearch", {"query": "widget cache", "workspaceUri": self.repo.as_uri()})
@@ -77,9 +70,7 @@ class Bench:
         await asyncio.sleep(1.0)  # let the watcher arm
 
     async def stop(self) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()
+        await stop_server(self.client)
 
     def expect(self, key: str, path: Path) -> asyncio.Future[float]:
         fut: asyncio.Future[float] = asyncio.get_running_loop().create_future()
