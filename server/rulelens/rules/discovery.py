@@ -25,13 +25,14 @@ import stat
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rulelens.rules.compat import BASE_FILENAMES, CLAUDE_FILENAMES, Compat
 from rulelens.rules.environment import AgentEnvironment
 from rulelens.rules.frontmatter import strip_for_agent
 from rulelens.rules.fs import canonical, exists, is_within
 from rulelens.rules.gitignore import GitIgnore
-from rulelens.rules.model import Chain, Kind, Role, RuleFile, Skipped, SkipReason
+from rulelens.rules.model import Chain, Role, RuleFile, Skipped, SkipReason
 from rulelens.rules.render import estimate_tokens
 
 #: Every rules directory a project root can have, with the compat cell that enables it.
@@ -87,6 +88,26 @@ class _RootScan:
     skipped: tuple[Skipped, ...]
 
 
+class _Filtered(NamedTuple):
+    """One root's scan seen through one repository's gitignore; cached per scan and root.
+
+    ``verdicts`` has one entry per found candidate (the gitignore record, or ``None`` when
+    it is kept); ``keys`` are the canonical keys of the kept ones and ``unique`` says that
+    no two of them are the same file, so a chain whose roots are unique and pairwise
+    disjoint needs no de-duplication at all. Immutable; a NamedTuple because a cold lookup
+    makes one per root and a frozen dataclass costs several times more to build.
+    """
+
+    scan: _RootScan
+    ignore: GitIgnore | None
+    verdicts: tuple[Skipped | None, ...]
+    #: ``scan.skipped`` followed by the gitignore records, in scan order.
+    skipped: tuple[Skipped, ...]
+    kept: tuple[_Found, ...]
+    keys: frozenset[str]
+    unique: bool
+
+
 @dataclass
 class _Candidate:
     path: str
@@ -99,6 +120,7 @@ class _Candidate:
 #: A directory listing, or why it could not be listed.
 _Listing = frozenset[str] | OSError
 _UNSET = object()
+_NO_KEYS: frozenset[str] = frozenset()
 _BARE_MARKERS = frozenset({"HEAD", "objects", "refs"})
 
 
@@ -133,12 +155,20 @@ def _missing(exc: OSError) -> bool:
 class Resolver:
     """Resolves chains for one agent environment, caching per directory.
 
-    Three layers of cache, each safe to share between lookups: directory listings and
+    Layers of cache, each safe to share between lookups: directory listings and
     canonical spellings; one :class:`_RootScan` per discovery root (a directory's named
-    files, rules directories and near-misses); file contents. A chain is then assembled
-    from the scans of its roots, and cached per working directory. Thread-safe for
-    concurrent ``resolve`` calls. Call :meth:`invalidate` when files change; the
-    language server's watcher does.
+    files, rules directories and near-misses), and its gitignore verdicts per repository;
+    file contents, their injected form and the :class:`RuleFile` made of them. A chain is
+    then assembled from the scans of its roots, and cached per working directory.
+
+    The 100 package chains of a repository share its root's hundreds of rule files: when
+    no file of a chain is a duplicate of another (the common case), each root contributes
+    a *segment* of ready :class:`RuleFile` values, cached per root and first precedence,
+    so sibling chains hold the very same objects (the linter's per-file caches then hit
+    by identity) and nothing is re-stripped, re-matched or rebuilt per chain.
+
+    Thread-safe for concurrent ``resolve`` calls. Call :meth:`invalidate` when files
+    change; the language server's watcher does.
     """
 
     env: AgentEnvironment
@@ -149,6 +179,15 @@ class Resolver:
     _git_roots: dict[str, str | None] = field(default_factory=dict)
     _ignores: dict[str, GitIgnore] = field(default_factory=dict)
     _chains: dict[str, Chain] = field(default_factory=dict)
+    #: Keyed by ``id`` of the scan (resp. filtered scan) they were made from, which the
+    #: entry holds: hashing a :class:`Root` per lookup costs more than the whole check.
+    _filtered: dict[tuple[int, str | None], _Filtered] = field(default_factory=dict)
+    _injected: dict[tuple[str, bool], tuple[str, str, int]] = field(default_factory=dict)
+    _rule_files: dict[tuple[str, str, bool, Role, int, str], RuleFile] = field(
+        default_factory=dict)
+    _segments: dict[tuple[int, int], tuple[_Filtered, tuple[RuleFile, ...],
+                                             tuple[Skipped, ...]]] = field(
+        default_factory=dict)
     _aliases: dict[str, str] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -180,7 +219,12 @@ class Resolver:
         with self._lock:
             self._chains.clear()
             self._aliases.clear()
+            # Built from contents, cheap to rebuild from the per-path caches kept below.
+            self._injected.clear()
+            self._rule_files.clear()
+            self._segments.clear()
             if paths is None:
+                self._filtered.clear()
                 self._listings.clear()
                 self._canon.clear()
                 self._scans.clear()
@@ -356,23 +400,36 @@ class Resolver:
         git_root = self.git_root(cwd)
         roots, chain_dirs = self.roots(cwd, git_root)
         ignore = self.gitignore(git_root) if git_root is not None else None
+        filtered = [self._filter(root, git_root, ignore) for root in roots]
+        if all(f.unique for f in filtered) and len(frozenset().union(
+                *[f.keys for f in filtered])) == sum(len(f.keys) for f in filtered):
+            # No file is a duplicate of another: each root's segment, as cached.
+            skipped: list[Skipped] = []
+            files: list[RuleFile] = []
+            unread: list[Skipped] = []
+            for root, f in zip(roots, filtered, strict=True):
+                skipped.extend(f.skipped)
+                if f.kept:
+                    segment, failed = self._segment(root, f, len(files) + 1)
+                    files.extend(segment)
+                    unread.extend(failed)
+            skipped.extend(unread)
+            return Chain(cwd, git_root, tuple(files), tuple(skipped), chain_dirs)
+        return self._resolve_dedup(cwd, git_root, chain_dirs, roots, filtered)
+
+    def _resolve_dedup(self, cwd: str, git_root: str | None, chain_dirs: tuple[str, ...],
+                       roots: list[Root], filtered: list[_Filtered]) -> Chain:
+        """The general case: some file is found twice (a symlink, the home as a project
+        root); the agent loads it once, in the last project position."""
         skipped: list[Skipped] = []
         entries: list[_Candidate] = []
         by_key: dict[str, _Candidate] = {}
-        for root in roots:
-            scan = self._scan(root)
-            skipped.extend(scan.skipped)
-            for found in scan.found:
-                if ignore is not None:
-                    hit = ignore.match(found.path)
-                    if hit is not None:
-                        skipped.append(Skipped(
-                            found.path, SkipReason.GITIGNORED,
-                            f"ignored by {_short(hit.source, git_root)}:{hit.line}"
-                            f" (`{hit.pattern}`); Grok skips gitignored instruction files",
-                            (hit.source, hit.line, hit.pattern),
-                        ))
-                        continue
+        for root, f in zip(roots, filtered, strict=True):
+            skipped.extend(f.scan.skipped)
+            for found, ignored in zip(f.scan.found, f.verdicts, strict=True):
+                if ignored is not None:
+                    skipped.append(ignored)
+                    continue
                 prior = by_key.get(found.key)
                 if prior is None:
                     cand = _Candidate(found.path, found.key, found.is_rule, root.role, root.path)
@@ -396,19 +453,100 @@ class Resolver:
 
         files: list[RuleFile] = []
         for entry in entries:
-            loaded = self._read(entry.path)
-            if isinstance(loaded, Skipped):
-                skipped.append(loaded)
-                continue
-            raw_len, text = loaded
-            kind: Kind = "rule" if entry.is_rule else "named"
-            content = strip_for_agent(text) if entry.is_rule else text
-            files.append(RuleFile(
-                path=entry.path, canonical=entry.key, name=os.path.basename(entry.path),
-                role=entry.role, kind=kind, precedence=len(files) + 1, bytes=raw_len,
-                tokens=estimate_tokens(content), content=content, root=entry.root,
-            ))
+            made = self._rule_file(entry.path, entry.key, entry.is_rule, entry.role,
+                                   len(files) + 1, entry.root)
+            if isinstance(made, Skipped):
+                skipped.append(made)
+            else:
+                files.append(made)
         return Chain(cwd, git_root, tuple(files), tuple(skipped), chain_dirs)
+
+    def _filter(self, root: Root, git_root: str | None, ignore: GitIgnore | None) -> _Filtered:
+        """``root``'s scan through the repository's gitignore (cached; a rebuilt scan or
+        matcher is a different object, so a stale entry is never used)."""
+        scan = self._scan(root)
+        hit = self._filtered.get((id(scan), git_root))
+        if hit is not None and hit.scan is scan and hit.ignore is ignore:
+            return hit
+        if not scan.found:
+            made = _Filtered(scan, ignore, (), scan.skipped, (), _NO_KEYS, True)
+            self._filtered[(id(scan), git_root)] = made
+            return made
+        verdicts: list[Skipped | None] = []
+        kept: list[_Found] = []
+        for found in scan.found:
+            hit_rule = ignore.match(found.path) if ignore is not None else None
+            if hit_rule is None:
+                verdicts.append(None)
+                kept.append(found)
+                continue
+            verdicts.append(Skipped(
+                found.path, SkipReason.GITIGNORED,
+                f"ignored by {_short(hit_rule.source, git_root)}:{hit_rule.line}"
+                f" (`{hit_rule.pattern}`); Grok skips gitignored instruction files",
+                (hit_rule.source, hit_rule.line, hit_rule.pattern),
+            ))
+        keys = frozenset(f.key for f in kept)
+        made = _Filtered(scan, ignore, tuple(verdicts),
+                         scan.skipped + tuple(v for v in verdicts if v is not None),
+                         tuple(kept), keys, len(keys) == len(kept))
+        self._filtered[(id(scan), git_root)] = made
+        return made
+
+    def _segment(self, root: Root, filtered: _Filtered,
+                 first: int) -> tuple[tuple[RuleFile, ...], tuple[Skipped, ...]]:
+        """The files ``root`` contributes from precedence ``first`` on, and the ones that
+        cannot be read; one tuple shared by every chain with this root at this place."""
+        hit = self._segments.get((id(filtered), first))
+        if hit is not None and hit[0] is filtered:
+            return hit[1], hit[2]
+        files: list[RuleFile] = []
+        failed: list[Skipped] = []
+        for found in filtered.kept:
+            made = self._rule_file(found.path, found.key, found.is_rule, root.role,
+                                   first + len(files), root.path)
+            if isinstance(made, Skipped):
+                failed.append(made)
+            else:
+                files.append(made)
+        out = tuple(files), tuple(failed)
+        self._segments[(id(filtered), first)] = (filtered, *out)
+        return out
+
+    def _rule_file(self, path: str, key: str, is_rule: bool, role: Role, precedence: int,
+                   root: str) -> RuleFile | Skipped:
+        """The :class:`RuleFile` for one loaded entry (one object per distinct entry)."""
+        memo = (path, key, is_rule, role, precedence, root)
+        found = self._rule_files.get(memo)
+        if found is not None:
+            return found
+        injected = self._inject(path, is_rule)
+        if isinstance(injected, Skipped):
+            return injected
+        content, raw_len, tokens = injected
+        made = RuleFile(
+            path=path, canonical=key, name=os.path.basename(path), role=role,
+            kind="rule" if is_rule else "named", precedence=precedence, bytes=raw_len,
+            tokens=tokens, content=content, root=root,
+        )
+        self._rule_files[memo] = made
+        return made
+
+    def _inject(self, path: str, is_rule: bool) -> tuple[str, int, int] | Skipped:
+        """What the agent injects for ``path`` (verbatim, or frontmatter-stripped for a
+        rule file), its size in bytes and its token estimate; stripped once per path."""
+        loaded = self._read(path)
+        if isinstance(loaded, Skipped):
+            return loaded
+        memo = (path, is_rule)
+        found = self._injected.get(memo)
+        if found is not None and found[0] is loaded[1]:
+            return found[1], loaded[0], found[2]
+        raw_len, text = loaded
+        content = strip_for_agent(text) if is_rule else text
+        tokens = estimate_tokens(content)
+        self._injected[memo] = (text, content, tokens)
+        return content, raw_len, tokens
 
     def _read(self, path: str) -> tuple[int, str] | Skipped:
         found = self._contents.get(path)
