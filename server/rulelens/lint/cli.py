@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import gc
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -40,8 +41,12 @@ class Linter:
     def __post_init__(self) -> None:
         self.resolver = Resolver(self.env)
 
-    def config_for(self, path: str) -> LintConfig:
-        start = path if os.path.isdir(path) else os.path.dirname(path)
+    def config_for(self, path: str, is_dir: bool | None = None) -> LintConfig:
+        """The configuration of the repository holding ``path`` (``is_dir``: whether
+        ``path`` is a directory, when the caller knows)."""
+        if is_dir is None:
+            is_dir = os.path.isdir(path)
+        start = path if is_dir else os.path.dirname(path)
         root = self.roots.get(start)
         if root is None:
             root = discover_git_root(start) or start
@@ -53,10 +58,19 @@ class Linter:
         return found
 
     def lint(self, path: str) -> list[Finding]:
-        config = self.config_for(path)
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+        except (OSError, ValueError):
+            is_dir = False  # os.path.isdir's answer; reading below reports the error
+        config = self.config_for(path, is_dir)
         chain = self.resolver.resolve(chain_dir(path))
-        if os.path.isdir(path):
+        if is_dir:
             return lint_document(path, "", chain, config)
+        # A file the chain has just loaded was read as valid UTF-8, which the decoding
+        # below would give unchanged: one read per file and run.
+        text = self.resolver.loaded_text(path)
+        if text is not None:
+            return lint_document(path, text, chain, config)
         try:
             with open(path, "rb") as fh:
                 raw = fh.read()

@@ -67,10 +67,11 @@ def invalidate(paths: Iterable[str] | None = None) -> None:
 
 def clear_caches() -> None:
     """Forget everything the linter memoises across calls (outlines, chain tables, globs,
-    workspace listings, related-file lines): the next lint starts cold."""
+    workspace listings, related-file lines, path formats): the next lint starts cold."""
     WORKSPACE.invalidate()
     chainindex.clear()
     compile_glob.cache_clear()
+    classify.cache_clear()
     content.clear_caches()
     clear_context_caches()
 

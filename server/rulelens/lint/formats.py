@@ -7,6 +7,7 @@ named file), never from its content: that is how every agent decides too.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Literal
@@ -65,8 +66,13 @@ class FileFormat:
         return self.rules_dir is not None and os.path.dirname(self.path_hint) != self.rules_dir
 
 
+@functools.lru_cache(maxsize=4096)
 def classify(path: str) -> FileFormat:
-    """The format of ``path`` (absolute or relative; the result's paths follow its spelling)."""
+    """The format of ``path`` (absolute or relative; the result's paths follow its spelling).
+
+    A pure function of the string, memoised: a run asks it several times per file (its
+    chain, its document, the walk). ``engine.clear_caches`` empties it.
+    """
     parts = path.replace("\\", "/").split("/")
     name = parts[-1]
     # Innermost rules directory wins: ``a/.claude/rules/b/.cursor/rules/x`` is Cursor.

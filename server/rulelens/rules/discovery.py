@@ -548,6 +548,17 @@ class Resolver:
         self._injected[memo] = (text, content, tokens)
         return content, raw_len, tokens
 
+    def loaded_text(self, path: str) -> str | None:
+        """The text of ``path`` (as spelled) if a chain resolved since the last
+        :meth:`invalidate` of it has read it as valid UTF-8; ``None`` otherwise.
+
+        Lets a caller that needs the file anyway (the linter) skip a second read of the
+        hundreds of files a chain has just loaded.
+        """
+        with self._lock:
+            found = self._contents.get(path)
+        return found[1] if isinstance(found, tuple) else None
+
     def _read(self, path: str) -> tuple[int, str] | Skipped:
         found = self._contents.get(path)
         if found is None:
