@@ -18,6 +18,8 @@ character lets the regex engine skip ahead instead of trying every position as `
 from __future__ import annotations
 
 import bisect
+import functools
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,10 +31,13 @@ _FENCE_AT = re.compile(r" {0,3}(`{3,}|~{3,})([^\n]*)")
 _FENCE_NL = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
 _HEADING_AT = re.compile(r"( {0,3})(#{1,6})[ \t]+([^\n]*)")
 _HEADING_NL = re.compile(r"\n( {0,3})(#{1,6})[ \t]+([^\n]*)")
-_TITLE_NL = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]*)")
 _PARA = re.compile(r"(?:^(?! {0,3}#{1,6}[ \t])[^\S\n]*\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
 #: A line that ends a paragraph (blank, or an ATX heading), with the newline before it.
 _BREAK = re.compile(r"\n(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t])[^\n]*)(?=\n|\Z)")
+#: The same lines; a heading's title (``_HEADING_NL``'s group 3) is captured, so one
+#: split yields paragraphs and headings, alternately.
+_BREAK_TITLE = re.compile(r"\n(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t]+([^\n]*)))(?=\n|\Z)")
+_NOT_NONE = functools.partial(operator.is_not, None)
 _SPACES = re.compile(r"\s+")
 
 
@@ -204,22 +209,24 @@ def unclosed_fence(text: str, first_line: int = 0,
 def outline(text: str, first_line: int = 0) -> Outline:
     """The keys :func:`scan` would give, without positions (C-level passes only)."""
     start = _start(text, first_line)
-    # Paragraphs are what lies between blank or heading lines: one C-level split.
-    pieces = _BREAK.split("\n" + (text[start:] if start else text))
-    paragraphs = [p for p in map(str.strip, pieces) if p]
-    if "\r" in text:
-        paragraphs = [p.replace("\r", "") if "\r" in p else p for p in paragraphs]
+    # Paragraphs are what lies between blank or heading lines: one C-level split. Without
+    # fences, the same split captures the heading titles (every heading line is a break).
+    body = "\n" + (text[start:] if start else text)
     fences = _fences(text, start)
     rests: list[str]
-    if "#" not in text:
-        rests = []
-    elif fences.ranges:
-        rests = [m.group(3) for at, m in _at_lines(_HEADING_AT, _HEADING_NL, text, start)
-                 if not fences.contains(at)]
+    if "#" in text and not fences.ranges:
+        pieces = _BREAK_TITLE.split(body)
+        paragraphs = list(filter(None, map(str.strip, pieces[0::2])))
+        rests = list(filter(_NOT_NONE, pieces[1::2]))
     else:
-        first = _HEADING_AT.match(text, start)
-        rests = [first.group(3)] if first is not None else []
-        rests += _TITLE_NL.findall(text, start)
+        paragraphs = list(filter(None, map(str.strip, _BREAK.split(body))))
+        if "#" not in text:
+            rests = []
+        else:
+            rests = [m.group(3) for at, m in _at_lines(_HEADING_AT, _HEADING_NL, text, start)
+                     if not fences.contains(at)]
+    if "\r" in text:
+        paragraphs = [p.replace("\r", "") if "\r" in p else p for p in paragraphs]
     return Outline(tuple(paragraphs), _keyed_titles(rests), fences.unclosed is not None)
 
 
