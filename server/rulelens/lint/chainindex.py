@@ -33,6 +33,9 @@ _lock = threading.Lock()
 _chains: OrderedDict[int, tuple[Chain, ChainIndex]] = OrderedDict()
 _groups: dict[tuple[int, tuple[str, ...]], tuple[tuple[str, ...], GroupTables]] = {}
 _outlines: dict[str, tuple[str, Outline]] = {}
+#: (min chars, id of the first file, count) → (the group's files, its tables); the entry
+#: holds the files, so the id cannot be reused while it lives.
+_same_files: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], GroupTables]] = {}
 _MAX_CHAINS = 64
 _MAX_GROUPS = 256
 _MAX_OUTLINES = 4096
@@ -75,6 +78,22 @@ def _build(outlines: tuple[Outline, ...], min_chars: int) -> GroupTables:
 
 
 def _tables(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
+    # The resolver hands sibling chains the very same RuleFile objects for a shared root:
+    # a group made of them is found by its first file and checked with one tuple
+    # comparison, which stops at identity for each element (equal values also match).
+    quick = (min_chars, id(files[0]), len(files))
+    seen = _same_files.get(quick)
+    if seen is not None and seen[0] == files:
+        return seen[1]
+    tables = _tables_by_paths(files, min_chars)
+    with _lock:
+        _same_files[quick] = (files, tables)
+        while len(_same_files) > _MAX_GROUPS:
+            del _same_files[next(iter(_same_files))]
+    return tables
+
+
+def _tables_by_paths(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
     # Keyed by the paths (their hashes are cached in the strings) and checked against the
     # contents with one C-level tuple comparison: identical strings are not even compared.
     key = (min_chars, tuple([f.canonical for f in files]))
@@ -239,4 +258,5 @@ def clear() -> None:
     with _lock:
         _chains.clear()
         _groups.clear()
+        _same_files.clear()
         _outlines.clear()

@@ -30,6 +30,7 @@ _LENIENT_ITEM = re.compile(r"^([ \t]*)-[ \t]+(.*)$")
 _PLUS_ONE = (1).__add__
 _CLOSING = re.compile(r"\n((?:---|\.\.\.)[^\n]*)")
 _HEAD = 64
+_HEAD_CHARS = 8192
 _COUNTED_POSITIONS = 4
 
 
@@ -84,8 +85,14 @@ class Document:
 
     @cached_property
     def _head(self) -> list[str]:
-        # One C-level split that stops after _HEAD lines (frontmatter lives up there).
-        return self.text.split("\n", _HEAD)[:_HEAD]
+        # One C-level split that stops after _HEAD lines (frontmatter lives up there); on
+        # a prefix when that holds them all, so the rest of a large text is not copied.
+        text = self.text
+        if len(text) > _HEAD_CHARS:
+            prefix = text[:_HEAD_CHARS]
+            if prefix.count("\n") >= _HEAD:
+                text = prefix
+        return text.split("\n", _HEAD)[:_HEAD]
 
     def line(self, line: int) -> str:
         """``lines[line]``, without splitting the whole text for a line near the top."""
