@@ -25,7 +25,7 @@ from rulelens.lint.fixes import FixError, apply_fix
 from rulelens.lint.model import FileRename, Finding, Range
 from rulelens.lint.walk import iter_instruction_files
 from rulelens.rules import AgentEnvironment, Resolver
-from rulelens.rules.fs import discover_git_root
+from rulelens.rules.fs import canonical
 
 
 @dataclass
@@ -49,7 +49,9 @@ class Linter:
         start = path if is_dir else os.path.dirname(path)
         root = self.roots.get(start)
         if root is None:
-            root = discover_git_root(start) or start
+            # discover_git_root's walk, through the resolver's listings and memo: the
+            # chains of the same directories have walked it already.
+            root = self.resolver.git_root(canonical(start)) or start
             self.roots[start] = root
         found = self.configs.get(root)
         if found is None:
@@ -58,19 +60,19 @@ class Linter:
         return found
 
     def lint(self, path: str) -> list[Finding]:
+        chain = self.resolver.resolve(chain_dir(path))
+        # A file the chain has just loaded was read, as a file, as valid UTF-8, which the
+        # decoding below would give unchanged: one read (and no stat) per file and run.
+        text = self.resolver.loaded_text(path)
+        if text is not None:
+            return lint_document(path, text, chain, self.config_for(path, False))
         try:
             is_dir = stat.S_ISDIR(os.stat(path).st_mode)
         except (OSError, ValueError):
             is_dir = False  # os.path.isdir's answer; reading below reports the error
         config = self.config_for(path, is_dir)
-        chain = self.resolver.resolve(chain_dir(path))
         if is_dir:
             return lint_document(path, "", chain, config)
-        # A file the chain has just loaded was read as valid UTF-8, which the decoding
-        # below would give unchanged: one read per file and run.
-        text = self.resolver.loaded_text(path)
-        if text is not None:
-            return lint_document(path, text, chain, config)
         try:
             with open(path, "rb") as fh:
                 raw = fh.read()

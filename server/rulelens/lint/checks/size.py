@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 from rulelens.lint.context import Context
 from rulelens.lint.formats import CLAUDE_NAMED
@@ -92,7 +93,7 @@ def _codex_file(directory: str) -> tuple[str, int] | None:
             st = os.stat(path)
         except OSError:
             continue
-        if os.path.isfile(path):
+        if stat.S_ISREG(st.st_mode):  # os.path.isfile, from the same stat
             return path, st.st_size
     return None
 
