@@ -123,8 +123,11 @@ async def test_background_embedding_reports_progress(md: MemDemo, api: Embedding
         assert first["mode"] == "fts-fallback" and "no vectors" in first["note"]
 
         def ended() -> list[object]:
+            # A token's list exists (empty) from window/workDoneProgress/create until its
+            # Begin arrives: such a token has not ended.
             return [token for token, reports in list(c.progress_reports.items())
-                    if reports[0].title == "RuleLens: embedding memory"  # type: ignore[attr-defined]
+                    if reports
+                    and reports[0].title == "RuleLens: embedding memory"  # type: ignore[attr-defined]
                     and type(reports[-1]) is types.WorkDoneProgressEnd]
 
         loop = asyncio.get_running_loop()
