@@ -23,8 +23,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import groupby, repeat
-from operator import attrgetter
+from itertools import compress, groupby, repeat
+from operator import attrgetter, methodcaller
 
 from rulelens.lint.markdown import Outline, outline
 from rulelens.rules.model import Chain, RuleFile, Skipped
@@ -40,6 +40,8 @@ _MAX_CHAINS = 64
 _MAX_GROUPS = 256
 _MAX_OUTLINES = 4096
 _ROOT = attrgetter("root")
+_NAME = attrgetter("name")
+_PATH = attrgetter("path")
 _SCANS_BEFORE_TABLES = 8
 
 
@@ -128,14 +130,18 @@ class ChainIndex:
         """Skipped records whose file name is ``name``, in chain order."""
         if "skipped_by_name" in self.__dict__ or self._table_worth_it():
             return self.skipped_by_name.get(name, [])
-        return [s for s in self.chain.skipped
-                if s.path.endswith(name) and s.path.rpartition(os.sep)[2] == name]
+        # The suffix test runs in C over every record; the exact test only on its hits.
+        skipped = self.chain.skipped
+        return [s for s in compress(skipped, map(methodcaller("endswith", name),
+                                                 map(_PATH, skipped)))
+                if s.path.rpartition(os.sep)[2] == name]
 
     def files_named(self, name: str) -> list[RuleFile]:
         """Loaded files whose name is ``name``, in load order."""
         if "files_by_name" in self.__dict__ or self._table_worth_it():
             return self.files_by_name.get(name, [])
-        return [f for f in self.chain.files if f.name == name]
+        files = self.chain.files
+        return list(compress(files, map(name.__eq__, map(_NAME, files))))
 
     @cached_property
     def skipped_by_name(self) -> dict[str, list[Skipped]]:
