@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, groupby, repeat
-from operator import attrgetter, methodcaller
+from operator import attrgetter, itemgetter, methodcaller
 
 from rulelens.lint.markdown import Outline, outline
 from rulelens.rules.model import Chain, RuleFile, Skipped
@@ -41,6 +41,8 @@ _MAX_GROUPS = 256
 _MAX_OUTLINES = 4096
 _ROOT = attrgetter("root")
 _NAME = attrgetter("name")
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
 _PATH = attrgetter("path")
 _SCANS_BEFORE_TABLES = 8
 
@@ -72,10 +74,17 @@ def _build(outlines: tuple[Outline, ...], min_chars: int) -> GroupTables:
     # Latest file first, so that an earlier file's entry overwrites a later one's.
     paragraphs: dict[str, int] = {}
     headings: dict[str, tuple[int, str]] = {}
+    # Within a file the first heading wins: its pairs go in last to first. Filters and
+    # pairs are made by C-level maps; hundreds of root files hold thousands of keys.
+    long_enough = min_chars.__le__
     for pos in range(len(outlines) - 1, -1, -1):
         o = outlines[pos]
-        paragraphs.update(dict.fromkeys([k for k in o.paragraphs if len(k) >= min_chars], pos))
-        headings.update({key: (pos, text) for key, text in reversed(o.headings)})
+        keys = o.paragraphs
+        paragraphs.update(dict.fromkeys(compress(keys, map(long_enough, map(len, keys))), pos))
+        if o.headings:
+            heads = o.headings[::-1]
+            pairs = zip(repeat(pos), map(_SECOND, heads), strict=False)  # repeat: endless
+            headings.update(zip(map(_FIRST, heads), pairs, strict=True))
     return GroupTables(paragraphs, headings)
 
 

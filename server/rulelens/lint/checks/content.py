@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
+from operator import itemgetter
 
 from rulelens.lint.chainindex import outline_of
 from rulelens.lint.context import Context
@@ -37,6 +39,7 @@ _WS = "[" + re.escape(WHITE_SPACE) + "]"
 _TAG = re.compile(r"<(" + _WS + r"*/?" + _WS + r"*system[-_]reminder)[^>\n]*>?", re.IGNORECASE)
 _QUICK = re.compile("reminder", re.IGNORECASE)
 _MAX_PER_CHECK = 20
+_FIRST = itemgetter(0)
 
 
 def run(ctx: Context) -> None:
@@ -181,7 +184,7 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
     assert index is not None
     min_chars = ctx.config.thresholds.duplicate_min_chars
     if not index.any_earlier_paragraph(
-            {key for key in body.outline.paragraphs if len(key) >= min_chars}, entry):
+            _long_keys(body.outline.paragraphs, min_chars), entry):
         return  # the common case: positions are never computed
     count = 0
     for p in body.paragraphs():
@@ -202,11 +205,16 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
             return
 
 
+def _long_keys(keys: tuple[str, ...], min_chars: int) -> set[str]:
+    """``{k for k in keys if len(k) >= min_chars}``, filtered in C."""
+    return set(compress(keys, map(min_chars.__le__, map(len, keys))))
+
+
 def _headings(ctx: Context, body: _Body, entry: RuleFile,
               disk: dict[str, _DiskLines]) -> None:
     index = ctx.index
     assert index is not None
-    if not index.any_shallower_heading({key for key, _ in body.outline.headings}, entry):
+    if not index.any_shallower_heading(set(map(_FIRST, body.outline.headings)), entry):
         return
     count = 0
     for h in body.headings():
