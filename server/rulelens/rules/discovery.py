@@ -219,12 +219,13 @@ class Resolver:
         with self._lock:
             self._chains.clear()
             self._aliases.clear()
-            # Built from contents, cheap to rebuild from the per-path caches kept below.
+            # Built from scans, matchers and contents; cheap to rebuild from the per-path
+            # and per-directory caches kept below (and never left holding a dropped scan).
+            self._filtered.clear()
             self._injected.clear()
             self._rule_files.clear()
             self._segments.clear()
             if paths is None:
-                self._filtered.clear()
                 self._listings.clear()
                 self._canon.clear()
                 self._scans.clear()
