@@ -123,6 +123,12 @@ def compose(text: str, *, max_bytes: int, max_depth: int, max_nodes: int) -> Yam
         return YamlDoc(None, YamlProblem(f"unreadable characters ({exc})", 0, 0, "syntax"))
     if node is None:
         return YamlDoc(None, None)
+    if "&" not in text and 3 * len(text) + 3 <= max_nodes:
+        # No anchor, so no alias composed (an undefined one is an error above): the nodes
+        # form a tree, and a tree has at most ~2 nodes per source character (an indicator
+        # such as ``?``, ``:`` or ``-`` implies at most a collection and an empty scalar).
+        # It cannot exceed the bound, so the walk is skipped for ordinary frontmatter.
+        return YamlDoc(node, None)
     big = _expanded_size(node, max_nodes)
     if big is not None:
         return YamlDoc(None, YamlProblem(
