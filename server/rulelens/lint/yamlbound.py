@@ -137,8 +137,15 @@ def compose(text: str, *, max_bytes: int, max_depth: int, max_nodes: int) -> Yam
     return YamlDoc(node, None)
 
 
+_STR = "tag:yaml.org,2002:str"
+
+
 def construct(node: yaml.Node) -> Any:
     """Python value of an already-bounded node (SafeConstructor semantics)."""
+    if node.tag == _STR and isinstance(node, yaml.ScalarNode):
+        # What SafeConstructor.construct_yaml_str returns, without building a constructor
+        # per key and value (most frontmatter keys and values are plain strings).
+        return node.value
     try:
         return yaml.constructor.SafeConstructor().construct_document(node)
     except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
