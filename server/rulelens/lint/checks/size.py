@@ -81,8 +81,8 @@ def _always_on(ctx: Context) -> None:
 
 def _count_without_comments(text: str) -> int:
     stripped = _HTML_COMMENT.sub("", text) if "<!--" in text else text
-    lines = stripped.split("\n")
-    return len(lines) - (1 if lines and lines[-1] == "" else 0)
+    # ``len(stripped.split("\n"))`` less a final empty piece, counted without the split.
+    return stripped.count("\n") + (0 if not stripped or stripped.endswith("\n") else 1)
 
 
 def _codex_file(directory: str) -> tuple[str, int] | None:
