@@ -22,11 +22,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
 from itertools import compress, groupby, repeat
 from operator import attrgetter, itemgetter, methodcaller
 
 from rulelens.lint.markdown import Outline, outline
+from rulelens.lint.memo import cached_property
 from rulelens.rules.model import Chain, RuleFile, Skipped
 
 _lock = threading.Lock()

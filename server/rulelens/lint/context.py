@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import lru_cache
 
 from rulelens.lint.chainindex import ChainIndex, index_for
 from rulelens.lint.config import LintConfig
 from rulelens.lint.document import Document
+from rulelens.lint.memo import cached_property
 from rulelens.lint.model import Finding, Fix, Range, Related
 from rulelens.lint.registry import BY_CODE
 from rulelens.rules.fs import canonical, discover_git_root

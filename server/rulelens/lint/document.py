@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from itertools import accumulate
 from typing import Any
 
@@ -20,6 +19,7 @@ import yaml
 from rulelens.lint import yamlbound
 from rulelens.lint.config import LintConfig
 from rulelens.lint.formats import FileFormat, classify
+from rulelens.lint.memo import cached_property
 from rulelens.lint.model import Range
 from rulelens.rules.frontmatter import Frontmatter
 
