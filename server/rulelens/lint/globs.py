@@ -18,8 +18,12 @@ import os
 import re
 import threading
 import time
+from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import islice, takewhile
+from operator import methodcaller
 
 from rulelens.rules.gitignore import GitIgnore
 
@@ -74,6 +78,18 @@ def _expansions(pattern: str) -> int:
         if total > MAX_EXPANSIONS:
             break
     return total
+
+
+def _literal_lead(pattern: str) -> str:
+    """The characters every path :func:`compile_glob` matches starts with: the normalised
+    pattern up to its first character that is not taken literally."""
+    pat = pattern.strip().lstrip("/")
+    if pat.startswith("./"):
+        pat = pat[2:]
+    return _SPECIAL.split(pat, 1)[0]
+
+
+_SPECIAL = re.compile(r"[*?\[{},\\]")
 
 
 @lru_cache(maxsize=4096)
@@ -154,6 +170,8 @@ class _Listing:
     complete: bool
     at: float
     memo: dict[str, bool | None] = field(default_factory=dict)
+    #: ``paths`` sorted, made on the first pattern with a literal lead.
+    ordered: tuple[str, ...] | None = None
 
 
 class Workspace:
@@ -194,8 +212,20 @@ class Workspace:
 
 def _matches(listing: _Listing, pattern: str) -> bool | None:
     rx = compile_glob(pattern)
+    lead = _literal_lead(pattern)
+    if lead:
+        # The anchored regex only matches paths that start with the pattern's literal
+        # lead (``packages/p3/`` of ``packages/p3/**``): only that slice of the sorted
+        # listing is tried.
+        ordered = listing.ordered
+        if ordered is None:
+            ordered = listing.ordered = tuple(sorted(listing.paths))
+        candidates: Iterable[str] = takewhile(methodcaller("startswith", lead),
+                                              islice(ordered, bisect_left(ordered, lead), None))
+    else:
+        candidates = listing.paths
     # ``map`` and ``any`` stop at the first match, as a loop would, without its bytecode.
-    if any(map(rx.match, listing.paths)):
+    if any(map(rx.match, candidates)):
         return True
     if "/" not in pattern.strip().strip("/") and any(map(rx.match, listing.names)):
         return True
