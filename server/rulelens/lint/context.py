@@ -16,7 +16,7 @@ from rulelens.lint.chainindex import ChainIndex, index_for
 from rulelens.lint.config import LintConfig
 from rulelens.lint.document import Document
 from rulelens.lint.memo import cached_property
-from rulelens.lint.model import Finding, Fix, Range, Related
+from rulelens.lint.model import Finding, Fix, Range, Related, made
 from rulelens.lint.registry import BY_CODE
 from rulelens.rules.fs import canonical, discover_git_root
 from rulelens.rules.model import Chain, RuleFile, Skipped
@@ -38,8 +38,9 @@ class Context:
         off = self.doc.disabled
         if code in off or "*" in off:
             return
-        self.findings.append(Finding(code, self.config.severity_of(code), message, range,
-                                     self.doc.path, tuple(related), tuple(fixes)))
+        self.findings.append(made(Finding, code=code, severity=self.config.severity_of(code),
+                                  message=message, range=range, path=self.doc.path,
+                                  related=tuple(related), fixes=tuple(fixes)))
 
     def has(self, code: str) -> bool:
         return any(f.code == code for f in self.findings)
