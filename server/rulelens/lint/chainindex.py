@@ -215,39 +215,46 @@ class ChainIndex:
                 return True
         return False
 
-    def any_shallower_heading(self, keys: Iterable[str], entry: RuleFile) -> bool:
-        """Whether :meth:`shallower_heading` finds a heading for some key."""
-        wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
-        if not wanted:
-            return False
-        for files, tables in self.groups:
-            head = files[0]
-            if head.precedence >= entry.precedence:
-                return False
-            if not ((head.role == "home" and entry.role == "project")
-                    or _is_ancestor(head.root, entry.root)):
-                continue
-            if not tables.headings.keys().isdisjoint(wanted):
-                return True
-        return False
-
-    def shallower_heading(self, key: str, entry: RuleFile) -> tuple[RuleFile, str] | None:
-        """The first file *closer to the root* than ``entry`` with heading ``key``.
+    def shallower_groups(self, entry: RuleFile
+                         ) -> list[tuple[tuple[RuleFile, ...], dict[str, tuple[int, str]]]]:
+        """The groups *closer to the root* than ``entry``, in load order, each with its
+        heading table: worked out once per document, so that each heading of it is then
+        a dictionary lookup per group.
 
         Closer to the root: a home file for a project file, or a file whose discovery
         root is a proper ancestor of ``entry``'s.
         """
+        out: list[tuple[tuple[RuleFile, ...], dict[str, tuple[int, str]]]] = []
         for files, tables in self.groups:
             head = files[0]
             if head.precedence >= entry.precedence:
-                return None
-            if not ((head.role == "home" and entry.role == "project")
-                    or _is_ancestor(head.root, entry.root)):
-                continue
-            hit = tables.headings.get(key)
-            if hit is not None:
-                return files[hit[0]], hit[1]
-        return None
+                break
+            if (head.role == "home" and entry.role == "project") \
+                    or _is_ancestor(head.root, entry.root):
+                out.append((files, tables.headings))
+        return out
+
+    def any_shallower_heading(self, keys: Iterable[str], entry: RuleFile) -> bool:
+        """Whether :meth:`shallower_heading` finds a heading for some key."""
+        wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
+        return bool(wanted) and any(not headings.keys().isdisjoint(wanted)
+                                    for _, headings in self.shallower_groups(entry))
+
+    def shallower_heading(self, key: str, entry: RuleFile) -> tuple[RuleFile, str] | None:
+        """The first file closer to the root than ``entry`` (see
+        :meth:`shallower_groups`) with heading ``key``, and the heading's text there."""
+        return first_heading(self.shallower_groups(entry), key)
+
+
+def first_heading(groups: list[tuple[tuple[RuleFile, ...], dict[str, tuple[int, str]]]],
+                  key: str) -> tuple[RuleFile, str] | None:
+    """The first file of ``groups`` (from :meth:`ChainIndex.shallower_groups`) with
+    heading ``key``, and the heading's text there."""
+    for files, headings in groups:
+        hit = headings.get(key)
+        if hit is not None:
+            return files[hit[0]], hit[1]
+    return None
 
 
 def _is_ancestor(shallow: str, deep: str) -> bool:

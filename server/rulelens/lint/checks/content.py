@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import compress
 from operator import itemgetter
 
-from rulelens.lint.chainindex import outline_of
+from rulelens.lint.chainindex import first_heading, outline_of
 from rulelens.lint.context import Context
 from rulelens.lint.markdown import (
     Heading,
@@ -214,11 +214,15 @@ def _headings(ctx: Context, body: _Body, entry: RuleFile,
               disk: dict[str, _DiskLines]) -> None:
     index = ctx.index
     assert index is not None
-    if not index.any_shallower_heading(set(map(_FIRST, body.outline.headings)), entry):
+    groups = index.shallower_groups(entry)  # once per document, not per heading
+    if not groups:
+        return
+    keys = set(map(_FIRST, body.outline.headings))
+    if not keys or all(headings.keys().isdisjoint(keys) for _, headings in groups):
         return
     count = 0
     for h in body.headings():
-        hit = index.shallower_heading(h.key, entry)
+        hit = first_heading(groups, h.key)
         if hit is None:
             continue
         other, text = hit
