@@ -63,14 +63,14 @@ class Context:
     def skip_records(self) -> tuple[Skipped, ...]:
         if self.index is None:
             return ()
-        name = os.path.basename(self.doc.path)
+        name = self.doc.name
         return tuple(s for s in self.index.skipped_named(name) if self._same(s.path))
 
     @cached_property
     def chain_entry(self) -> RuleFile | None:
         if self.index is None:
             return None
-        name = os.path.basename(self.doc.path)
+        name = self.doc.name
         for f in self.index.files_named(name):
             if self._same(f.path):
                 return f

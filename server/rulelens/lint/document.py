@@ -9,6 +9,7 @@ rejects (research §b Cursor; design note 4).
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -72,9 +73,16 @@ class Document:
     text: str
     config: LintConfig
     fmt: FileFormat = field(init=False)
+    #: ``os.path.basename(path)`` and ``os.path.dirname(path)``, derived once: every check
+    #: family asks for them, and the ``os.path`` functions are Python-level code.
+    name: str = field(init=False, compare=False, repr=False)
+    directory: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "fmt", classify(self.path))
+        d = self.__dict__  # frozen: filled like model.made, without object.__setattr__
+        path = self.path
+        d["fmt"] = classify(path)
+        d["name"], d["directory"] = split_name(path)
 
     # --------------------------------------------------------------------- lines
     @cached_property
@@ -216,6 +224,18 @@ class Document:
             return 0
         return fm.block.body_line
 
+
+
+def split_name(path: str) -> tuple[str, str]:
+    """``(os.path.basename(path), os.path.dirname(path))`` with one C-level partition."""
+    sep = os.sep
+    if sep != "/" or os.altsep is not None:
+        return os.path.basename(path), os.path.dirname(path)
+    cut = path.rfind("/") + 1
+    head = path[:cut]
+    if head and head.strip("/"):
+        head = head.rstrip("/")  # dirname keeps a head of slashes only ("/", "//") as it is
+    return path[cut:], head
 
 
 def _split(text: str) -> Frontmatter | None:

@@ -32,7 +32,7 @@ FAMILIES = (frontmatter, discovery, size, content)
 
 def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig) -> list[Finding]:
     """Findings for one document; ``chain`` is the chain that loads it (see :func:`chain_dir`)."""
-    doc = Document(os.path.abspath(path), text, config)
+    doc = Document(absolute(path), text, config)
     ctx = Context(doc, chain, config)
     too_big = len(text) > config.thresholds.max_lint_bytes
     for family in FAMILIES:
@@ -52,7 +52,18 @@ def chain_dir(path: str) -> str:
     A rule file ``<dir>/.claude/rules/x.md`` and ``<dir>/.claude/CLAUDE.md`` belong to
     ``<dir>``'s chain; a named file to its own directory.
     """
-    return classify(os.path.abspath(path)).owner
+    return classify(absolute(path)).owner
+
+
+def absolute(path: str) -> str:
+    """``os.path.abspath(path)``; a path that is already absolute and normal (no empty,
+    ``.`` or ``..`` component, no trailing separator) is returned as it is, without
+    ``normpath``'s Python-level split and join (two calls per linted file)."""
+    if (path[:1] == "/" and os.sep == "/" and os.altsep is None and "//" not in path
+            and "/./" not in path and "/../" not in path
+            and not path.endswith(("/", "/.", "/.."))):
+        return path
+    return os.path.abspath(path)
 
 
 def invalidate(paths: Iterable[str] | None = None) -> None:

@@ -75,7 +75,7 @@ def _from_record(ctx: Context, rec: Skipped, first: Range) -> None:
             if fix is not None:
                 fixes.append(fix)
         extra = ""
-        if os.path.basename(ctx.doc.path) == "CLAUDE.local.md":
+        if ctx.doc.name == "CLAUDE.local.md":
             extra = (" Claude Code's convention is to gitignore CLAUDE.local.md; Grok then"
                      " never reads it.")
         ctx.emit("RL201", f"Grok skips this file: {rec.detail}.{extra}", first,
@@ -133,8 +133,8 @@ def _same_file_case(a: str, b: str) -> bool:
 def _names(ctx: Context, first: Range) -> None:
     doc = ctx.doc
     fmt = doc.fmt
-    name = os.path.basename(doc.path)
-    directory = os.path.dirname(doc.path)
+    name = doc.name
+    directory = doc.directory
     low = name.lower()
     if fmt.kind == "named" and fmt.misnamed:
         proper = "AGENTS.md" if low == "agents.md" else _LOWER[low]
@@ -177,10 +177,10 @@ def _names(ctx: Context, first: Range) -> None:
 
 
 def _case_twins(ctx: Context, first: Range) -> None:
-    name = os.path.basename(ctx.doc.path)
+    name = ctx.doc.name
     if name not in BASE_FILENAMES:
         return
-    directory = os.path.dirname(ctx.doc.path)
+    directory = ctx.doc.directory
     try:
         names = os.listdir(directory)
     except OSError:

@@ -28,7 +28,7 @@ def run(ctx: Context) -> None:
     doc = ctx.doc
     t = ctx.config.thresholds
     kind = doc.fmt.kind
-    name = os.path.basename(doc.path)
+    name = doc.name
     text = doc.text
     nbytes = len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
     claude_named = kind == "named" and name in CLAUDE_NAMED
@@ -103,9 +103,9 @@ def _codex(ctx: Context, own_bytes: int) -> None:
     budget = ctx.config.thresholds.codex_max_bytes
     if budget <= 0:
         return
-    directory = os.path.dirname(doc.path)
+    directory = doc.directory
     slot = _codex_file(directory)
-    if slot is not None and os.path.basename(slot[0]) != os.path.basename(doc.path):
+    if slot is not None and os.path.basename(slot[0]) != doc.name:
         return  # shadowed by AGENTS.override.md: Codex does not read this file
     dirs = _chain_dirs(ctx, directory)
     before = 0
