@@ -36,11 +36,12 @@ _outlines: dict[str, tuple[str, Outline]] = {}
 #: (min chars, id of the first file, count) → (the group's files, its tables); the entry
 #: holds the files, so the id cannot be reused while it lives.
 _same_files: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], GroupTables]] = {}
+#: (id of the first file, count) → (the group's files, its files by name); as above.
+_same_names: dict[tuple[int, int], tuple[tuple[RuleFile, ...], dict[str, list[RuleFile]]]] = {}
 _MAX_CHAINS = 64
 _MAX_GROUPS = 256
 _MAX_OUTLINES = 4096
 _ROOT = attrgetter("root")
-_NAME = attrgetter("name")
 _FIRST = itemgetter(0)
 _SECOND = itemgetter(1)
 _PATH = attrgetter("path")
@@ -104,6 +105,26 @@ def _tables(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
     return tables
 
 
+def _names_of(files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
+    """File name → the group's files of that name, in order; found like :func:`_tables`."""
+    quick = (id(files[0]), len(files))
+    seen = _same_names.get(quick)
+    if seen is not None and seen[0] == files:
+        return seen[1]
+    names: dict[str, list[RuleFile]] = {}
+    for f in files:
+        found = names.get(f.name)
+        if found is None:
+            names[f.name] = [f]
+        else:
+            found.append(f)
+    with _lock:
+        _same_names[quick] = (files, names)
+        while len(_same_names) > _MAX_GROUPS:
+            del _same_names[next(iter(_same_names))]
+    return names
+
+
 def _tables_by_paths(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
     # Keyed by the paths (their hashes are cached in the strings) and checked against the
     # contents with one C-level tuple comparison: identical strings are not even compared.
@@ -139,31 +160,38 @@ class ChainIndex:
         """Skipped records whose file name is ``name``, in chain order."""
         if "skipped_by_name" in self.__dict__ or self._table_worth_it():
             return self.skipped_by_name.get(name, [])
+        if os.sep + name + "\n" not in self._skipped_paths:
+            return []  # one substring search instead of a test per record (the usual case)
         # The suffix test runs in C over every record; the exact test only on its hits.
         skipped = self.chain.skipped
         return [s for s in compress(skipped, map(methodcaller("endswith", name),
                                                  map(_PATH, skipped)))
                 if s.path.rpartition(os.sep)[2] == name]
 
+    @cached_property
+    def _skipped_paths(self) -> str:
+        """Every skipped path followed by a newline: a record named ``n`` puts
+        ``/n\n`` in it (a path holding a newline at worst costs the scan above)."""
+        return "".join([s.path + "\n" for s in self.chain.skipped])
+
     def files_named(self, name: str) -> list[RuleFile]:
-        """Loaded files whose name is ``name``, in load order."""
-        if "files_by_name" in self.__dict__ or self._table_worth_it():
-            return self.files_by_name.get(name, [])
-        files = self.chain.files
-        return list(compress(files, map(name.__eq__, map(_NAME, files))))
+        """Loaded files whose name is ``name``, in load order.
+
+        Asked per group: sibling chains share the very same files of a common root
+        (see :func:`_tables`), whose by-name table is then made once for all of them
+        instead of every package chain scanning the hundreds of root files' names."""
+        out: list[RuleFile] = []
+        for group in self.members:
+            hit = _names_of(group).get(name)
+            if hit is not None:
+                out.extend(hit)
+        return out
 
     @cached_property
     def skipped_by_name(self) -> dict[str, list[Skipped]]:
         out: dict[str, list[Skipped]] = {}
         for s in self.chain.skipped:
             out.setdefault(s.path.rpartition(os.sep)[2], []).append(s)
-        return out
-
-    @cached_property
-    def files_by_name(self) -> dict[str, list[RuleFile]]:
-        out: dict[str, list[RuleFile]] = {}
-        for f in self.chain.files:
-            out.setdefault(f.name, []).append(f)
         return out
 
     def crossing(self, budget: int) -> tuple[RuleFile, int] | None:
@@ -182,12 +210,13 @@ class ChainIndex:
         return self._memo[key]
 
     @cached_property
+    def members(self) -> list[tuple[RuleFile, ...]]:
+        """The chain's files cut into groups: consecutive files from one root."""
+        return [tuple(files) for _, files in groupby(self.chain.files, key=_ROOT)]
+
+    @cached_property
     def groups(self) -> list[tuple[tuple[RuleFile, ...], GroupTables]]:
-        out: list[tuple[tuple[RuleFile, ...], GroupTables]] = []
-        for _, members in groupby(self.chain.files, key=_ROOT):
-            group = tuple(members)
-            out.append((group, _tables(group, self.min_paragraph_chars)))
-        return out
+        return [(group, _tables(group, self.min_paragraph_chars)) for group in self.members]
 
     def first_with_paragraph(self, key: str) -> RuleFile | None:
         """The first file in load order containing paragraph ``key``."""
@@ -281,4 +310,5 @@ def clear() -> None:
         _chains.clear()
         _groups.clear()
         _same_files.clear()
+        _same_names.clear()
         _outlines.clear()
