@@ -26,6 +26,7 @@ from rulelens.lint.model import FileRename, Finding, Range
 from rulelens.lint.walk import iter_instruction_files
 from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.fs import canonical
+from rulelens.rules.model import Chain
 
 
 @dataclass
@@ -66,6 +67,21 @@ class Linter:
         text = self.resolver.loaded_text(path)
         if text is not None:
             return lint_document(path, text, chain, self.config_for(path, False))
+        # Read first: a file that opens is no directory (Python's open refuses those with
+        # IsADirectoryError), so the usual case costs no stat; any other failure takes
+        # the stat-first path below and reports exactly as before.
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except IsADirectoryError:
+            return lint_document(path, "", chain, self.config_for(path, True))
+        except OSError:
+            return self._lint_unread(path, chain)
+        text = raw.decode("utf-8", "surrogateescape")
+        return lint_document(path, text, chain, self.config_for(path, False))
+
+    def _lint_unread(self, path: str, chain: Chain) -> list[Finding]:
+        """A path that did not open as a file: a directory, or an error to report."""
         try:
             is_dir = stat.S_ISDIR(os.stat(path).st_mode)
         except (OSError, ValueError):
