@@ -21,7 +21,7 @@ from rulelens.lint import yamlbound
 from rulelens.lint.config import LintConfig
 from rulelens.lint.formats import FileFormat, classify
 from rulelens.lint.memo import cached_property
-from rulelens.lint.model import Range
+from rulelens.lint.model import Range, made
 from rulelens.rules.frontmatter import Frontmatter
 
 _DISABLE = re.compile(r"<!--\s*rulelens-disable\b([^>]*?)-->", re.IGNORECASE)
@@ -262,15 +262,20 @@ def _rng(node: yaml.Node, base: int) -> Range:
 
 
 def _fields(node: yaml.MappingNode, base: int) -> list[Field]:
+    # Built with ``made`` (every field given): the frozen classes' generated ``__init__``
+    # sets each field through ``object.__setattr__``, and every parsed rule file has some.
     out: list[Field] = []
+    construct = yamlbound.construct
     for knode, vnode in node.value:
-        key = yamlbound.construct(knode)
+        key = construct(knode)
         items: tuple[Item, ...] | None = None
         if isinstance(vnode, yaml.SequenceNode):
-            items = tuple(Item(yamlbound.construct(i), _rng(i, base)) for i in vnode.value)
+            items = tuple([made(Item, value=construct(i), range=_rng(i, base))
+                           for i in vnode.value])
         quoted = isinstance(vnode, yaml.ScalarNode) and vnode.style in ("'", '"')
-        out.append(Field(str(key), _rng(knode, base), yamlbound.construct(vnode),
-                         _rng(vnode, base), items, quoted))
+        out.append(made(Field, key=str(key), key_range=_rng(knode, base),
+                        value=construct(vnode), value_range=_rng(vnode, base), items=items,
+                        quoted=quoted))
     return out
 
 
