@@ -143,6 +143,7 @@ def compose(text: str, *, max_bytes: int, max_depth: int, max_nodes: int) -> Yam
 
 
 _STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
 
 
 def construct(node: yaml.Node) -> Any:
@@ -151,6 +152,11 @@ def construct(node: yaml.Node) -> Any:
         # What SafeConstructor.construct_yaml_str returns, without building a constructor
         # per key and value (most frontmatter keys and values are plain strings).
         return node.value
+    if node.tag == _SEQ and isinstance(node, yaml.SequenceNode) and all(
+            c.tag == _STR and isinstance(c, yaml.ScalarNode) for c in node.value):
+        # A list of plain strings (``paths:``, ``globs:``): construct_yaml_seq's list of
+        # construct_yaml_str values, again without a constructor.
+        return [c.value for c in node.value]
     try:
         return yaml.constructor.SafeConstructor().construct_document(node)
     except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
