@@ -28,7 +28,7 @@ from rulelens.lint.markdown import (
     scan,
     unclosed_fence,
 )
-from rulelens.lint.model import Range, Related
+from rulelens.lint.model import Range, Related, made
 from rulelens.rules.model import RuleFile
 from rulelens.rusttext import WHITE_SPACE
 
@@ -231,8 +231,9 @@ def _headings(ctx: Context, body: _Body, entry: RuleFile,
                  " which is closer to the root: this deeper file wins on conflicts, so this"
                  " section likely overrides or repeats it.",
                  Range.of(h.line, h.start, h.line, h.end),
-                 related=[Related(other.path, Range.of(line, 0, line, len(text) + 2),
-                                  "shallower section")])
+                 related=(made(Related, path=other.path,
+                               range=Range.of(line, 0, line, len(text) + 2),
+                               message="shallower section"),))
         count += 1
         if count >= _MAX_PER_CHECK:
             return
