@@ -17,6 +17,7 @@ from rulelens.lint.config import LintConfig
 from rulelens.lint.document import Document
 from rulelens.lint.memo import cached_property
 from rulelens.lint.model import Finding, Fix, Range, Related, made
+from rulelens.lint.paths import absolute
 from rulelens.lint.registry import BY_CODE
 from rulelens.rules.fs import canonical, discover_git_root
 from rulelens.rules.model import Chain, RuleFile, Skipped
@@ -51,7 +52,7 @@ class Context:
         return canonical(self.doc.path)
 
     def _same(self, path: str) -> bool:
-        return os.path.abspath(path) == self.doc.path or canonical(path) == self.canonical_path
+        return absolute(path) == self.doc.path or canonical(path) == self.canonical_path
 
     @cached_property
     def index(self) -> ChainIndex | None:

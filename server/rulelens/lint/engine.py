@@ -25,6 +25,7 @@ from rulelens.lint.document import Document
 from rulelens.lint.formats import classify
 from rulelens.lint.globs import WORKSPACE, compile_glob
 from rulelens.lint.model import Finding, Range
+from rulelens.lint.paths import absolute
 from rulelens.rules.model import Chain
 
 FAMILIES = (frontmatter, discovery, size, content)
@@ -54,16 +55,6 @@ def chain_dir(path: str) -> str:
     """
     return classify(absolute(path)).owner
 
-
-def absolute(path: str) -> str:
-    """``os.path.abspath(path)``; a path that is already absolute and normal (no empty,
-    ``.`` or ``..`` component, no trailing separator) is returned as it is, without
-    ``normpath``'s Python-level split and join (two calls per linted file)."""
-    if (path[:1] == "/" and os.sep == "/" and os.altsep is None and "//" not in path
-            and "/./" not in path and "/../" not in path
-            and not path.endswith(("/", "/.", "/.."))):
-        return path
-    return os.path.abspath(path)
 
 
 def invalidate(paths: Iterable[str] | None = None) -> None:
