@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 from rulelens.lint import output
 from rulelens.lint.config import LintConfig, load_config
+from rulelens.lint.disk import Snapshot
 from rulelens.lint.engine import chain_dir, invalidate, lint_document
 from rulelens.lint.fixes import FixError, apply_fix
 from rulelens.lint.model import FileRename, Finding, Range
 from rulelens.lint.walk import iter_instruction_files
 from rulelens.rules import AgentEnvironment, Resolver
-from rulelens.rules.fs import canonical
 from rulelens.rules.model import Chain
 
 
@@ -38,6 +38,8 @@ class Linter:
     configs: dict[str, LintConfig] = field(default_factory=dict)
     #: Directory → repository root (or itself): files of one directory share the walk up.
     roots: dict[str, str] = field(default_factory=dict)
+    #: Other files' stats, asked once per run (a fix starts a new snapshot).
+    disk: Snapshot = field(default_factory=Snapshot)
 
     def __post_init__(self) -> None:
         self.resolver = Resolver(self.env)
@@ -52,7 +54,8 @@ class Linter:
         if root is None:
             # discover_git_root's walk, through the resolver's listings and memo: the
             # chains of the same directories have walked it already.
-            root = self.resolver.git_root(canonical(start)) or start
+            root = self.resolver.git_root(
+                self.resolver.canonical_dir(os.path.abspath(start))) or start
             self.roots[start] = root
         found = self.configs.get(root)
         if found is None:
@@ -66,7 +69,7 @@ class Linter:
         # decoding below would give unchanged: one read (and no stat) per file and run.
         text = self.resolver.loaded_text(path)
         if text is not None:
-            return lint_document(path, text, chain, self.config_for(path, False))
+            return lint_document(path, text, chain, self.config_for(path, False), self.disk)
         # Read first: a file that opens is no directory (Python's open refuses those with
         # IsADirectoryError), so the usual case costs no stat; any other failure takes
         # the stat-first path below and reports exactly as before.
@@ -74,11 +77,11 @@ class Linter:
             with open(path, "rb") as fh:
                 raw = fh.read()
         except IsADirectoryError:
-            return lint_document(path, "", chain, self.config_for(path, True))
+            return lint_document(path, "", chain, self.config_for(path, True), self.disk)
         except OSError:
             return self._lint_unread(path, chain)
         text = raw.decode("utf-8", "surrogateescape")
-        return lint_document(path, text, chain, self.config_for(path, False))
+        return lint_document(path, text, chain, self.config_for(path, False), self.disk)
 
     def _lint_unread(self, path: str, chain: Chain) -> list[Finding]:
         """A path that did not open as a file: a directory, or an error to report."""
@@ -88,18 +91,18 @@ class Linter:
             is_dir = False  # os.path.isdir's answer; reading below reports the error
         config = self.config_for(path, is_dir)
         if is_dir:
-            return lint_document(path, "", chain, config)
+            return lint_document(path, "", chain, config, self.disk)
         try:
             with open(path, "rb") as fh:
                 raw = fh.read()
         except OSError as exc:
-            found = lint_document(path, "", chain, config)
+            found = lint_document(path, "", chain, config, self.disk)
             if any(f.code == "RL203" for f in found):
                 return found
             return [Finding("RL203", "error", f"cannot be read ({exc.strerror or exc})",
                             Range.point(0), path)]
         text = raw.decode("utf-8", "surrogateescape")
-        return lint_document(path, text, chain, config)
+        return lint_document(path, text, chain, config, self.disk)
 
     def fix(self, path: str, max_steps: int = 25) -> tuple[str, list[str]]:
         """Apply safe fixes until none is left; returns the final path and messages."""
@@ -128,6 +131,7 @@ class Linter:
                 if isinstance(edit, FileRename) and edit.old == current:
                     current = edit.new
             touched = [*changed, path, current]
+            self.disk = Snapshot()
             self.resolver.invalidate(touched)
             invalidate(touched)
         return current, notes

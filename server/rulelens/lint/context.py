@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from rulelens.lint.chainindex import ChainIndex, index_for
 from rulelens.lint.config import LintConfig
+from rulelens.lint.disk import LIVE, Disk
 from rulelens.lint.document import Document
 from rulelens.lint.memo import cached_property
 from rulelens.lint.model import Finding, Fix, Range, Related, made
@@ -28,6 +29,8 @@ class Context:
     doc: Document
     chain: Chain | None
     config: LintConfig
+    #: Stats of other files: live in the editor, one snapshot per ``rulelens lint`` run.
+    disk: Disk = LIVE
     findings: list[Finding] = field(default_factory=list)
 
     def emit(self, code: str, message: str, range: Range, *,

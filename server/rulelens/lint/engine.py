@@ -21,6 +21,7 @@ from rulelens.lint.checks import content, discovery, frontmatter, size
 from rulelens.lint.config import LintConfig
 from rulelens.lint.context import Context
 from rulelens.lint.context import clear_caches as clear_context_caches
+from rulelens.lint.disk import LIVE, Disk
 from rulelens.lint.document import Document
 from rulelens.lint.formats import classify
 from rulelens.lint.globs import WORKSPACE, compile_glob
@@ -31,10 +32,12 @@ from rulelens.rules.model import Chain
 FAMILIES = (frontmatter, discovery, size, content)
 
 
-def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig) -> list[Finding]:
-    """Findings for one document; ``chain`` is the chain that loads it (see :func:`chain_dir`)."""
+def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
+                  disk: Disk = LIVE) -> list[Finding]:
+    """Findings for one document; ``chain`` is the chain that loads it (see :func:`chain_dir`);
+    ``disk`` answers questions about other files (see :mod:`rulelens.lint.disk`)."""
     doc = Document(absolute(path), text, config)
-    ctx = Context(doc, chain, config)
+    ctx = Context(doc, chain, config, disk)
     too_big = len(text) > config.thresholds.max_lint_bytes
     for family in FAMILIES:
         if too_big and family is content:

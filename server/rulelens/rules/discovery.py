@@ -270,6 +270,13 @@ class Resolver:
             self._listings[directory] = found
         return found
 
+    def canonical_dir(self, path: str) -> str:
+        """:func:`fs.canonical` of an absolute, normalised directory path, built from the
+        memoised canonical spelling of its parent (one ``lstat`` per new directory instead
+        of one per component)."""
+        with self._lock:
+            return self._canonical_dir(path)
+
     def _canonical_dir(self, path: str, depth: int = 0) -> str:
         """Canonical spelling of a directory, reusing its parent's when it is no symlink."""
         found = self._canon.get(path)
@@ -388,7 +395,7 @@ class Resolver:
                 cached = self._chains.get(alias)
                 if cached is not None:
                     return cached
-            key = canonical(os.path.abspath(cwd))
+            key = self.canonical_dir(os.path.abspath(cwd))
             chain = self._chains.get(key)
             if chain is None:
                 chain = self._resolve(key)

@@ -7,7 +7,6 @@ the later, redundant or shadowing copy.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -165,15 +164,11 @@ def clear_caches() -> None:
     _disk_lines.cache_clear()
 
 
-def _lookup(path: str, seen: dict[str, _DiskLines]) -> _DiskLines:
+def _lookup(ctx: Context, path: str, seen: dict[str, _DiskLines]) -> _DiskLines:
     found = seen.get(path)
     if found is None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            found = {}, {}
-        else:
-            found = _disk_lines(path, st.st_size, st.st_mtime_ns)
+        st = ctx.disk.stat(path)
+        found = ({}, {}) if st is None else _disk_lines(path, st.st_size, st.st_mtime_ns)
         seen[path] = found
     return found
 
@@ -194,7 +189,7 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
         if other is None or other.precedence >= entry.precedence:
             continue
         first = " ".join(ctx.doc.line(p.line).split())
-        line = _lookup(other.path, disk)[0].get(first, 0)
+        line = _lookup(ctx, other.path, disk)[0].get(first, 0)
         ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
                  f" {line + 1}), which loads earlier in the same chain: the agent reads it"
                  " twice.", Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
@@ -226,7 +221,7 @@ def _headings(ctx: Context, body: _Body, entry: RuleFile,
         if hit is None:
             continue
         other, text = hit
-        line = _lookup(other.path, disk)[1].get(h.key, 0)
+        line = _lookup(ctx, other.path, disk)[1].get(h.key, 0)
         ctx.emit("RL403", f"Section \"{h.text}\" also appears in {ctx.rel(other.path)},"
                  " which is closer to the root: this deeper file wins on conflicts, so this"
                  " section likely overrides or repeats it.",

@@ -177,26 +177,24 @@ def _names(ctx: Context, first: Range) -> None:
 
 
 def _case_twins(ctx: Context, first: Range) -> None:
+    """RL210: another official name differing only in case, as a separate file here.
+
+    Probed by name, as the agent finds named files (no listing of the directory)."""
     name = ctx.doc.name
-    if name not in BASE_FILENAMES:
-        return
     directory = ctx.doc.directory
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return
-    for other in names:
-        if other == name or other.lower() != name.lower() or other not in BASE_FILENAMES:
-            continue
+    for other in _TWINS.get(name, ()):
         other_path = os.path.join(directory, other)
-        try:
-            if os.path.samefile(other_path, ctx.doc.path) or not os.path.isfile(other_path):
-                continue
-        except OSError:
-            continue
+        if ctx.disk.regular_size(other_path) is None \
+                or ctx.disk.same_file(other_path, ctx.doc.path) is not False:
+            continue  # no such file, not a file, or this very file (case-insensitive disk)
         ctx.emit("RL210", f"`{name}` and `{other}` are different files here and Grok loads"
                  " both (on macOS or Windows they would be one file). Merge them into one.",
                  first, related=[Related(other_path, Range.point(0), "the case twin")])
+
+
+#: Official name → the other official names that differ from it only in case.
+_TWINS = {n: tuple(o for o in BASE_FILENAMES if o != n and o.lower() == n.lower())
+          for n in BASE_FILENAMES}
 
 
 def _empty(ctx: Context, first: Range) -> None:

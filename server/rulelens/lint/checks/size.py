@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 
 from rulelens.lint.context import Context
+from rulelens.lint.disk import Disk
 from rulelens.lint.formats import CLAUDE_NAMED
 from rulelens.lint.model import Range, Related
 
@@ -85,16 +85,13 @@ def _count_without_comments(text: str) -> int:
     return stripped.count("\n") + (0 if not stripped or stripped.endswith("\n") else 1)
 
 
-def _codex_file(directory: str) -> tuple[str, int] | None:
+def _codex_file(disk: Disk, directory: str) -> tuple[str, int] | None:
     """Codex's one file for a directory: a present override wins, else AGENTS.md."""
     for name in ("AGENTS.override.md", "AGENTS.md"):
         path = os.path.join(directory, name)
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode):  # os.path.isfile, from the same stat
-            return path, st.st_size
+        size = disk.regular_size(path)
+        if size is not None:
+            return path, size
     return None
 
 
@@ -104,14 +101,14 @@ def _codex(ctx: Context, own_bytes: int) -> None:
     if budget <= 0:
         return
     directory = doc.directory
-    slot = _codex_file(directory)
+    slot = _codex_file(ctx.disk, directory)
     if slot is not None and os.path.basename(slot[0]) != doc.name:
         return  # shadowed by AGENTS.override.md: Codex does not read this file
     dirs = _chain_dirs(ctx, directory)
     before = 0
     related: list[Related] = []
     for d in dirs[:-1]:
-        found = _codex_file(d)
+        found = _codex_file(ctx.disk, d)
         if found is not None and found[1] > 0:
             before += found[1]
             related.append(Related(found[0], Range.point(0), f"{found[1]} bytes earlier in"
