@@ -33,10 +33,14 @@ _HEADING_AT = re.compile(r"( {0,3})(#{1,6})[ \t]+([^\n]*)")
 _HEADING_NL = re.compile(r"\n( {0,3})(#{1,6})[ \t]+([^\n]*)")
 _PARA = re.compile(r"(?:^(?! {0,3}#{1,6}[ \t])[^\S\n]*\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
 #: A line that ends a paragraph (blank, or an ATX heading), with the newline before it.
-_BREAK = re.compile(r"\n(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t])[^\n]*)(?=\n|\Z)")
+#: The lookahead after ``\n`` rejects an ordinary line (one starting with a letter) in one
+#: step instead of trying both alternatives; a final ``\n`` is then no break, which only
+#: leaves a newline on the last piece, removed by the strip every piece gets.
+_BREAK = re.compile(r"\n(?=[\s#])(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t])[^\n]*)(?=\n|\Z)")
 #: The same lines; a heading's title (``_HEADING_NL``'s group 3) is captured, so one
 #: split yields paragraphs and headings, alternately.
-_BREAK_TITLE = re.compile(r"\n(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t]+([^\n]*)))(?=\n|\Z)")
+_BREAK_TITLE = re.compile(
+    r"\n(?=[\s#])(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t]+([^\n]*)))(?=\n|\Z)")
 _NOT_NONE = functools.partial(operator.is_not, None)
 _SPACES = re.compile(r"\s+")
 
