@@ -24,9 +24,9 @@ from rulelens.lint.markdown import (
     iter_paragraphs,
     may_have_fences,
     outline,
-    scan,
     unclosed_fence,
 )
+from rulelens.lint.memo import cached_property
 from rulelens.lint.model import Range, Related, made
 from rulelens.rules.model import RuleFile
 from rulelens.rusttext import WHITE_SPACE
@@ -60,7 +60,7 @@ def run(ctx: Context) -> None:
                      " code to the model, and Claude ignores `@imports` after it.",
                      Range.of(line, col, line, col + len(fence)))
     if compare and entry is not None:
-        disk: dict[str, _DiskLines] = {}  # one stat per related file and document
+        disk: dict[str, _DiskText] = {}  # one stat per related file and document
         _duplicates(ctx, body, entry, disk)
         _headings(ctx, body, entry, disk)
 
@@ -136,45 +136,63 @@ def _may_have_tag(text: str) -> bool:
     return _QUICK.search(text) is not None
 
 
-_DiskLines = tuple[dict[str, int], dict[str, int]]
+class _DiskText:
+    """A related file as it is on disk, with the two lookups findings need, each made on
+    first use: a heading finding never pays for the line table, nor a duplicate for the
+    headings.
+
+    Chain content of rule files is frontmatter-stripped, so related locations are looked up
+    in the file itself.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def first_lines(self) -> dict[str, int]:
+        """Line with white space collapsed → its first line number."""
+        first: dict[str, int] = {}
+        for i, line in enumerate(self.text.split("\n")):
+            first.setdefault(" ".join(line.split()), i)
+        return first
+
+    @cached_property
+    def heads(self) -> dict[str, int]:
+        """Heading key → the line of its first heading."""
+        heads: dict[str, int] = {}
+        for h in iter_headings(self.text):
+            heads.setdefault(h.key, h.line)
+        return heads
+
+
+_UNREAD = _DiskText("")
 
 
 @lru_cache(maxsize=256)
-def _disk_lines(path: str, size: int, mtime: int) -> _DiskLines:
-    """Stripped line → first line number, and heading key → line, of a file on disk.
-
-    Chain content of rule files is frontmatter-stripped, so related locations are looked up
-    in the file itself; keyed by size and mtime so an edited file is read again.
-    """
+def _disk_text(path: str, size: int, mtime: int) -> _DiskText:
+    """``path`` read once per size and mtime (an edited file is read again)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+            return _DiskText(fh.read())
     except OSError:
-        return {}, {}
-    first: dict[str, int] = {}
-    for i, line in enumerate(text.split("\n")):
-        first.setdefault(" ".join(line.split()), i)
-    heads: dict[str, int] = {}
-    for h in scan(text).headings:
-        heads.setdefault(h.key, h.line)
-    return first, heads
+        return _UNREAD
 
 
 def clear_caches() -> None:
-    _disk_lines.cache_clear()
+    _disk_text.cache_clear()
 
 
-def _lookup(ctx: Context, path: str, seen: dict[str, _DiskLines]) -> _DiskLines:
+def _lookup(ctx: Context, path: str, seen: dict[str, _DiskText]) -> _DiskText:
     found = seen.get(path)
     if found is None:
         st = ctx.disk.stat(path)
-        found = ({}, {}) if st is None else _disk_lines(path, st.st_size, st.st_mtime_ns)
+        found = _UNREAD if st is None else _disk_text(path, st.st_size, st.st_mtime_ns)
         seen[path] = found
     return found
 
 
 def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
-                disk: dict[str, _DiskLines]) -> None:
+                disk: dict[str, _DiskText]) -> None:
     index = ctx.index
     assert index is not None
     min_chars = ctx.config.thresholds.duplicate_min_chars
@@ -189,7 +207,7 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
         if other is None or other.precedence >= entry.precedence:
             continue
         first = " ".join(ctx.doc.line(p.line).split())
-        line = _lookup(ctx, other.path, disk)[0].get(first, 0)
+        line = _lookup(ctx, other.path, disk).first_lines.get(first, 0)
         ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
                  f" {line + 1}), which loads earlier in the same chain: the agent reads it"
                  " twice.", Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
@@ -206,7 +224,7 @@ def _long_keys(keys: tuple[str, ...], min_chars: int) -> set[str]:
 
 
 def _headings(ctx: Context, body: _Body, entry: RuleFile,
-              disk: dict[str, _DiskLines]) -> None:
+              disk: dict[str, _DiskText]) -> None:
     index = ctx.index
     assert index is not None
     groups = index.shallower_groups(entry)  # once per document, not per heading
@@ -221,7 +239,7 @@ def _headings(ctx: Context, body: _Body, entry: RuleFile,
         if hit is None:
             continue
         other, text = hit
-        line = _lookup(ctx, other.path, disk)[1].get(h.key, 0)
+        line = _lookup(ctx, other.path, disk).heads.get(h.key, 0)
         ctx.emit("RL403", f"Section \"{h.text}\" also appears in {ctx.rel(other.path)},"
                  " which is closer to the root: this deeper file wins on conflicts, so this"
                  " section likely overrides or repeats it.",
