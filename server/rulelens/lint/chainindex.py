@@ -38,6 +38,8 @@ _outlines: dict[str, tuple[str, Outline]] = {}
 _same_files: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], GroupTables]] = {}
 #: (id of the first file, count) → (the group's files, its files by name); as above.
 _same_names: dict[tuple[int, int], tuple[tuple[RuleFile, ...], dict[str, list[RuleFile]]]] = {}
+#: (id of the first file, count) → (the group's files, their estimated tokens); as above.
+_same_tokens: dict[tuple[int, int], tuple[tuple[RuleFile, ...], int]] = {}
 _MAX_CHAINS = 64
 _MAX_GROUPS = 256
 _MAX_OUTLINES = 4096
@@ -125,6 +127,21 @@ def _names_of(files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
     return names
 
 
+def _tokens_of(files: tuple[RuleFile, ...]) -> int:
+    """The group's estimated tokens, summed once for every chain sharing it (found like
+    :func:`_tables`)."""
+    quick = (id(files[0]), len(files))
+    seen = _same_tokens.get(quick)
+    if seen is not None and seen[0] == files:
+        return seen[1]
+    total = sum(f.tokens for f in files)
+    with _lock:
+        _same_tokens[quick] = (files, total)
+        while len(_same_tokens) > _MAX_GROUPS:
+            del _same_tokens[next(iter(_same_tokens))]
+    return total
+
+
 def _tables_by_paths(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
     # Keyed by the paths (their hashes are cached in the strings) and checked against the
     # contents with one C-level tuple comparison: identical strings are not even compared.
@@ -201,11 +218,18 @@ class ChainIndex:
         if key not in self._memo:
             found: tuple[RuleFile, int] | None = None
             total = 0
-            for f in self.chain.files:
-                if total <= budget < total + f.tokens:
-                    found = (f, total)
+            for group in self.members:
+                size = _tokens_of(group)
+                if total + size <= budget:
+                    total += size  # every file of the group ends at or below the budget
+                    continue
+                for f in group:
+                    if total <= budget < total + f.tokens:
+                        found = (f, total)
+                        break
+                    total += f.tokens
+                if found is not None:
                     break
-                total += f.tokens
             self._memo[key] = found
         return self._memo[key]
 
@@ -311,4 +335,5 @@ def clear() -> None:
         _groups.clear()
         _same_files.clear()
         _same_names.clear()
+        _same_tokens.clear()
         _outlines.clear()

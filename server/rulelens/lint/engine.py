@@ -24,7 +24,7 @@ from rulelens.lint.context import clear_caches as clear_context_caches
 from rulelens.lint.disk import LIVE, Disk
 from rulelens.lint.document import Document
 from rulelens.lint.formats import classify
-from rulelens.lint.globs import WORKSPACE, compile_glob
+from rulelens.lint.globs import WORKSPACE, compile_glob, problem
 from rulelens.lint.model import Finding, Range
 from rulelens.lint.paths import absolute
 from rulelens.rules.model import Chain
@@ -76,6 +76,7 @@ def clear_caches() -> None:
     WORKSPACE.invalidate()
     chainindex.clear()
     compile_glob.cache_clear()
+    problem.cache_clear()
     classify.cache_clear()
     content.clear_caches()
     clear_context_caches()

@@ -32,8 +32,9 @@ _TTL = 5.0
 MAX_EXPANSIONS = 1000
 
 
+@lru_cache(maxsize=4096)
 def problem(pattern: str) -> str | None:
-    """Why ``pattern`` is invalid, or ``None``."""
+    """Why ``pattern`` is invalid, or ``None`` (remembered: a tree repeats its globs)."""
     if not pattern.strip():
         return "empty pattern"
     depth = 0

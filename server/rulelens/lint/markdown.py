@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 # Each line-start construct has two spellings: ``_AT`` matches at a known line start,
-# ``_NL`` finds the following ones (group offsets are the same in both).
+# ``_NL`` finds the following ones (group offsets are the same in both; its lookahead turns
+# an ordinary line away at its first character).
 _FENCE_AT = re.compile(r" {0,3}(`{3,}|~{3,})([^\n]*)")
-_FENCE_NL = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
+_FENCE_NL = re.compile(r"\n(?=[ `~]) {0,3}(`{3,}|~{3,})([^\n]*)")
 _HEADING_AT = re.compile(r"( {0,3})(#{1,6})[ \t]+([^\n]*)")
-_HEADING_NL = re.compile(r"\n( {0,3})(#{1,6})[ \t]+([^\n]*)")
+_HEADING_NL = re.compile(r"\n(?=[ #])( {0,3})(#{1,6})[ \t]+([^\n]*)")
 _PARA = re.compile(r"(?:^(?! {0,3}#{1,6}[ \t])[^\S\n]*\S[^\n]*(?:\n|\Z))+", re.MULTILINE)
 #: A line that ends a paragraph (blank, or an ATX heading), with the newline before it.
 #: The lookahead after ``\n`` rejects an ordinary line (one starting with a letter) in one
