@@ -147,6 +147,8 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 
 def split_comma(value: str) -> list[str]:
     """Split comma-separated globs, keeping commas inside ``{...}``."""
+    if "{" not in value:  # no braces, no nesting: every comma splits
+        return [p for p in map(str.strip, value.split(",")) if p]
     parts: list[str] = []
     depth = 0
     cur: list[str] = []
