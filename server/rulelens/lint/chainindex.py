@@ -20,26 +20,27 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import compress, groupby, repeat
 from operator import attrgetter, itemgetter, methodcaller
+from typing import TypeVar
 
 from rulelens.lint.markdown import Outline, outline
 from rulelens.lint.memo import cached_property
 from rulelens.rules.model import Chain, RuleFile, Skipped
 
+T = TypeVar("T")
 _lock = threading.Lock()
 _chains: OrderedDict[int, tuple[Chain, ChainIndex]] = OrderedDict()
 _groups: dict[tuple[int, tuple[str, ...]], tuple[tuple[str, ...], GroupTables]] = {}
 _outlines: dict[str, tuple[str, Outline]] = {}
-#: (min chars, id of the first file, count) → (the group's files, its tables); the entry
-#: holds the files, so the id cannot be reused while it lives.
+#: Per-group values shared by sibling chains (see :func:`_per_group`), keyed by (tag, id of
+#: the first file, count): the tables (tag: min chars), files by name, estimated tokens.
 _same_files: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], GroupTables]] = {}
-#: (id of the first file, count) → (the group's files, its files by name); as above.
-_same_names: dict[tuple[int, int], tuple[tuple[RuleFile, ...], dict[str, list[RuleFile]]]] = {}
-#: (id of the first file, count) → (the group's files, their estimated tokens); as above.
-_same_tokens: dict[tuple[int, int], tuple[tuple[RuleFile, ...], int]] = {}
+_same_names: dict[tuple[int, int, int],
+                  tuple[tuple[RuleFile, ...], dict[str, list[RuleFile]]]] = {}
+_same_tokens: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], int]] = {}
 _MAX_CHAINS = 64
 _MAX_GROUPS = 256
 _MAX_OUTLINES = 4096
@@ -91,28 +92,39 @@ def _build(outlines: tuple[Outline, ...], min_chars: int) -> GroupTables:
     return GroupTables(paragraphs, headings)
 
 
-def _tables(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
-    # The resolver hands sibling chains the very same RuleFile objects for a shared root:
-    # a group made of them is found by its first file and checked with one tuple
-    # comparison, which stops at identity for each element (equal values also match).
-    quick = (min_chars, id(files[0]), len(files))
-    seen = _same_files.get(quick)
+def _per_group(cache: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], T]],
+               files: tuple[RuleFile, ...], tag: int,
+               make: Callable[[tuple[RuleFile, ...]], T]) -> T:
+    """``make(files)``, made once for every chain that shares the group.
+
+    The resolver hands sibling chains the very same RuleFile objects for a shared root: a
+    group made of them is found by its first file (and ``tag``) and checked with one tuple
+    comparison, which stops at identity for each element (equal values also match). The
+    entry holds the files, so the id cannot be reused while it lives.
+    """
+    quick = (tag, id(files[0]), len(files))
+    seen = cache.get(quick)
     if seen is not None and seen[0] == files:
         return seen[1]
-    tables = _tables_by_paths(files, min_chars)
+    value = make(files)
     with _lock:
-        _same_files[quick] = (files, tables)
-        while len(_same_files) > _MAX_GROUPS:
-            del _same_files[next(iter(_same_files))]
-    return tables
+        cache[quick] = (files, value)
+        while len(cache) > _MAX_GROUPS:
+            del cache[next(iter(cache))]
+    return value
+
+
+def _tables(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
+    return _per_group(_same_files, files, min_chars,
+                      lambda group: _tables_by_paths(group, min_chars))
 
 
 def _names_of(files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
-    """File name → the group's files of that name, in order; found like :func:`_tables`."""
-    quick = (id(files[0]), len(files))
-    seen = _same_names.get(quick)
-    if seen is not None and seen[0] == files:
-        return seen[1]
+    """File name → the group's files of that name, in order."""
+    return _per_group(_same_names, files, 0, _by_name)
+
+
+def _by_name(files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
     names: dict[str, list[RuleFile]] = {}
     for f in files:
         found = names.get(f.name)
@@ -120,26 +132,16 @@ def _names_of(files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
             names[f.name] = [f]
         else:
             found.append(f)
-    with _lock:
-        _same_names[quick] = (files, names)
-        while len(_same_names) > _MAX_GROUPS:
-            del _same_names[next(iter(_same_names))]
     return names
 
 
 def _tokens_of(files: tuple[RuleFile, ...]) -> int:
-    """The group's estimated tokens, summed once for every chain sharing it (found like
-    :func:`_tables`)."""
-    quick = (id(files[0]), len(files))
-    seen = _same_tokens.get(quick)
-    if seen is not None and seen[0] == files:
-        return seen[1]
-    total = sum(f.tokens for f in files)
-    with _lock:
-        _same_tokens[quick] = (files, total)
-        while len(_same_tokens) > _MAX_GROUPS:
-            del _same_tokens[next(iter(_same_tokens))]
-    return total
+    """The group's estimated tokens."""
+    return _per_group(_same_tokens, files, 0, _token_sum)
+
+
+def _token_sum(files: tuple[RuleFile, ...]) -> int:
+    return sum(f.tokens for f in files)
 
 
 def _tables_by_paths(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
@@ -195,7 +197,7 @@ class ChainIndex:
         """Loaded files whose name is ``name``, in load order.
 
         Asked per group: sibling chains share the very same files of a common root
-        (see :func:`_tables`), whose by-name table is then made once for all of them
+        (see :func:`_per_group`), whose by-name table is then made once for all of them
         instead of every package chain scanning the hundreds of root files' names."""
         out: list[RuleFile] = []
         for group in self.members:
