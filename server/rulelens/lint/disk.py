@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 
 
 class Disk:
@@ -41,20 +40,20 @@ class Disk:
 
 
 class Snapshot(Disk):
-    """Answers remembered for the life of the object: one lint run over a tree."""
+    """Answers remembered for the life of the object: one lint run over a tree.
+
+    No lock: one dictionary store is atomic, and two threads racing on a first question
+    store the same answer."""
 
     def __init__(self) -> None:
         self._stats: dict[str, os.stat_result | None] = {}
-        self._lock = threading.Lock()
 
     def stat(self, path: str) -> os.stat_result | None:
         try:
             return self._stats[path]
         except KeyError:
             pass
-        found = super().stat(path)
-        with self._lock:
-            self._stats[path] = found
+        found = self._stats[path] = super().stat(path)
         return found
 
 
