@@ -193,8 +193,12 @@ try {
   await winner.hover();
   await winner.locator('.action-label[aria-label^="Show Rendered Prompt"]').first().click();
   await page.locator(".tabs-container .tab.active", { hasText: "rendered prompt" }).first().waitFor({ timeout: 20000 });
-  await page.locator(".monaco-editor .view-lines", { hasText: "system-reminder" }).first().waitFor({ timeout: 20000 });
-  result.promptText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ").slice(0, 4000);
+  // The editor opens at the top and then reveals the chosen file's section: read it once
+  // that section is in view (reading earlier raced the scroll and saw only the top lines).
+  const promptLines = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
+  await page.locator(".editor-group-container.active .monaco-editor .view-lines", { hasText: "system-reminder" })
+    .filter({ hasText: "src/app/AGENTS.md" }).first().waitFor({ timeout: 20000 }).catch(() => {});
+  result.promptText = (await promptLines.innerText()).replace(/\u00a0/g, " ").slice(0, 4000);
   step("rendered prompt from the view item's inline action");
   await shot("vscode-rendered-prompt.png");
   await page.keyboard.press("Control+K");
