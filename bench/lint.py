@@ -47,8 +47,9 @@ import yaml
 
 from rulelens.lint.cli import Linter, batch_gc
 from rulelens.lint.engine import chain_dir, clear_caches
+from rulelens.lint.markdown import outline
 from rulelens.lint.yamlbound import _Loader
-from rulelens.rules import AgentEnvironment, gitignore
+from rulelens.rules import AgentEnvironment, Resolver, gitignore
 from rulelens.rules.frontmatter import split
 
 WORDS = ("always", "run", "the", "tests", "before", "committing;", "prefer", "small",
@@ -127,16 +128,47 @@ def build(dest: str, total: int, seed: int = 7, spread: bool = False) -> list[st
     return files
 
 
+def _parse(text: str) -> None:
+    fm = split(text)
+    if fm is not None and fm.end_line is not None:
+        node = yaml.compose(fm.yaml_text, Loader=_Loader)
+        if node is not None:
+            yaml.constructor.SafeConstructor().construct_document(node)
+
+
 def baseline(files: list[str]) -> float:
     start = time.perf_counter()
     for path in files:
         with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8")
-        fm = split(text)
-        if fm is not None and fm.end_line is not None:
-            node = yaml.compose(fm.yaml_text, Loader=_Loader)
-            if node is not None:
-                yaml.constructor.SafeConstructor().construct_document(node)
+            _parse(fh.read().decode("utf-8"))
+    return time.perf_counter() - start
+
+
+def floor(files: list[str], env: AgentEnvironment) -> float:
+    """Seconds for the work a chain-aware linter of this design cannot skip, with no check:
+    the baseline's read and parse of every file, every chain resolved (which reads the
+    loaded files, so those are not read twice), and each loaded file's content outlined
+    once for the duplicate and shadowing comparisons."""
+    clear_caches()
+    gitignore._compile.cache_clear()
+    gitignore._any_rule.cache_clear()
+    resolver = Resolver(env)
+    chains: set[int] = set()
+    outlined: set[str] = set()
+    start = time.perf_counter()
+    for path in files:
+        chain = resolver.resolve(chain_dir(path))
+        text = resolver.loaded_text(path)
+        if text is None:
+            with open(path, "rb") as fh:
+                text = fh.read().decode("utf-8")
+        _parse(text)
+        if id(chain) not in chains:  # the resolver keeps each chain alive: ids are stable
+            chains.add(id(chain))
+            for f in chain.files:
+                if f.canonical not in outlined:
+                    outlined.add(f.canonical)
+                    outline(f.content)
     return time.perf_counter() - start
 
 
@@ -189,6 +221,7 @@ def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool)
     base_t: list[float] = []
     lint_t: list[tuple[float, float]] = []
     warm_t: list[float] = []
+    floor_t: list[float] = []
     findings = 0
     for _ in range(rounds):
         gc.collect()
@@ -200,9 +233,13 @@ def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool)
         gc.collect()
         with batch_gc():
             warm_t.append(lint_warm(files, env))
+        gc.collect()
+        with batch_gc():
+            floor_t.append(floor(files, env))
     b = min(base_t)
     lt, res = min(lint_t)
     w = min(warm_t)
+    fl = min(floor_t)
     n = len(files)
     print(f"baseline read+YAML: {b * 1000:8.1f} ms  {n / b:10.0f} files/s")
     print(f"lint (cold):        {lt * 1000:8.1f} ms  {n / lt:10.0f} files/s"
@@ -214,6 +251,9 @@ def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool)
     print(f"for reference, warm (2nd pass of one Linter, every cache kept): {w * 1000:.1f} ms"
           f" = {w / b:.2f}x baseline; the cold-only work (chains, outlines and tables, first"
           f" stats and globs) is {(lt - w) * 1000:.1f} ms")
+    print(f"chain-aware floor (baseline's work + chain resolution + Markdown outline of each"
+          f" loaded file, no check): {fl * 1000:.1f} ms = {fl / b:.2f}x baseline; every check"
+          f" together adds {(lt - fl) * 1000:.1f} ms ({(lt - fl) / n * 1e6:.0f} us per file)")
 
 
 def main() -> int:
