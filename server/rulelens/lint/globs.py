@@ -25,7 +25,7 @@ from functools import lru_cache
 from itertools import islice, takewhile
 from operator import methodcaller
 
-from rulelens.rules.gitignore import GitIgnore
+from rulelens.rules.gitignore import GitIgnore, walk_unignored
 
 _PRUNE = frozenset({".git", "node_modules", ".hg", ".svn", "__pycache__", ".venv"})
 _TTL = 5.0
@@ -241,35 +241,17 @@ def _walk(root: str, max_files: int) -> _Listing:
     paths: list[str] = []
     names: set[str] = set()
     complete = True
-    stack = [root]
     # Entries below a normalised root are ``root/…/name``: relpath is a slice then.
     prefix = len(root) + 1 if root != os.sep and os.path.normpath(root) == root \
         and os.path.isabs(root) and os.sep == "/" else 0
-    while stack:
-        directory = stack.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name in _PRUNE:
-                continue
-            path = entry.path
-            if ignore is not None and ignore.is_ignored(path):
-                continue
-            rel = path[prefix:] if prefix else os.path.relpath(path, root).replace(os.sep, "/")
-            paths.append(rel)
-            names.add(entry.name)
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            if is_dir:
-                stack.append(path)
-            if len(paths) >= max_files:
-                complete = False
-                stack.clear()
-                break
+    for entry, _ in walk_unignored(root, _PRUNE, ignore):
+        path = entry.path
+        rel = path[prefix:] if prefix else os.path.relpath(path, root).replace(os.sep, "/")
+        paths.append(rel)
+        names.add(entry.name)
+        if len(paths) >= max_files:
+            complete = False
+            break
     return _Listing(tuple(paths), frozenset(names), complete, time.monotonic())
 
 

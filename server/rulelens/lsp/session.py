@@ -21,6 +21,7 @@ from rulelens.rules import AgentEnvironment, AgentsMdTracker, Chain, ConfigError
 from rulelens.rules.compat import BASE_FILENAMES, CLAUDE_FILENAMES
 from rulelens.rules.discovery import OTHER_AGENT_FILES
 from rulelens.rules.fs import canonical, is_within
+from rulelens.rules.gitignore import walk_unignored
 from rulelens.rules.model import RuleFile, Skipped
 from rulelens.rules.tracker import DORMANT_NOTE
 
@@ -309,25 +310,11 @@ class Session:
             return cached
         ignore = self.resolver.gitignore(git_root) if self.resolver and git_root else None
         count = 0
-        stack = [scope]
-        while stack and count < COUNT_CAP:
-            directory = stack.pop()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.name in _SKIP_DIRS:
-                    continue
-                if ignore is not None and ignore.match(entry.path) is not None:
-                    continue
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    else:
-                        count += 1
-                except OSError:
-                    continue
+        for _, is_dir in walk_unignored(scope, _SKIP_DIRS, ignore):
+            if is_dir is False:  # a file (an entry that cannot be told is not counted)
+                count += 1
+                if count >= COUNT_CAP:
+                    break
         result = (min(count, COUNT_CAP), count >= COUNT_CAP)
         with self._lock:
             self._counts[scope] = result

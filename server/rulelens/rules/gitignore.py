@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
@@ -210,3 +210,35 @@ class GitIgnore:
 
     def is_ignored(self, path: str) -> bool:
         return self.match(path) is not None
+
+
+def walk_unignored(top: str, prune: frozenset[str],
+                   ignore: GitIgnore | None) -> Iterator[tuple[os.DirEntry[str], bool | None]]:
+    """Entries below ``top``, depth first, each with whether it is a directory (``None``
+    when that cannot be told; such an entry is not entered).
+
+    Names in ``prune`` and paths ``ignore`` matches are skipped with everything below
+    them; a directory that cannot be listed is passed over. Leave the loop to stop early.
+    One walk for the lint workspace listing ("glob matches no file") and the language
+    server's count of files an agent could work on: both see the tree the agent sees.
+    """
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name in prune:
+                continue
+            if ignore is not None and ignore.match(entry.path) is not None:
+                continue
+            is_dir: bool | None
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = None
+            if is_dir:
+                stack.append(entry.path)
+            yield entry, is_dir

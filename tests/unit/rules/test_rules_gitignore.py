@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rulestree import World, write
 
-from rulelens.rules.gitignore import GitIgnore
+from rulelens.rules.gitignore import GitIgnore, walk_unignored
 
 
 def test_build_dir_pattern_ignores_files_below(world: World, repo: Path) -> None:
@@ -171,3 +172,30 @@ def test_matcher_unit(world: World, repo: Path) -> None:
     assert not ig.is_ignored(str(world.base / "elsewhere" / "out" / "AGENTS.md"))
     hit = ig.match(str(repo / "out" / "AGENTS.md"))
     assert hit is not None and (hit.line, hit.pattern) == (1, "out/")
+
+
+def test_walk_unignored_skips_pruned_and_ignored_trees(world: World, repo: Path) -> None:
+    write(repo / ".gitignore", "build/\n*.log\n")
+    write(repo / "AGENTS.md", "root")
+    write(repo / "src" / "a.py", "a")
+    write(repo / "src" / "debug.log", "ignored file")
+    write(repo / "build" / "out.py", "ignored tree")
+    write(repo / "node_modules" / "x" / "AGENTS.md", "pruned tree")
+    ignore = GitIgnore.build(str(repo), str(world.home), {})
+    seen = {os.path.relpath(e.path, repo): is_dir
+            for e, is_dir in walk_unignored(str(repo), frozenset({".git", "node_modules"}),
+                                            ignore)}
+    # ``build/`` matches what lies below build, as the agent checks a path and its parents;
+    # the directory entry itself is probed without its slash, so it is listed (but empty).
+    assert seen == {".gitignore": False, "AGENTS.md": False, "src": True,
+                    os.path.join("src", "a.py"): False, "build": True}
+
+
+
+def test_walk_unignored_does_not_follow_directory_symlinks(repo: Path) -> None:
+    write(repo / "real" / "AGENTS.md", "x")
+    os.symlink(repo, repo / "real" / "loop")  # a loop back to the top
+    seen = {os.path.relpath(e.path, repo): is_dir
+            for e, is_dir in walk_unignored(str(repo), frozenset({".git"}), None)}
+    assert seen == {"real": True, os.path.join("real", "AGENTS.md"): False,
+                    os.path.join("real", "loop"): False}
