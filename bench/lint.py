@@ -51,6 +51,7 @@ from rulelens.lint.markdown import outline
 from rulelens.lint.yamlbound import _Loader
 from rulelens.rules import AgentEnvironment, Resolver, gitignore
 from rulelens.rules.frontmatter import split
+from rulelens.rules.model import Chain
 
 WORDS = ("always", "run", "the", "tests", "before", "committing;", "prefer", "small",
          "functions;", "use", "type", "hints;", "never", "log", "secrets;", "keep", "modules",
@@ -144,16 +145,21 @@ def baseline(files: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def _cold() -> None:
+    """Forget every lint memo and the rules engine's pattern memos: cold means cold."""
+    clear_caches()
+    gitignore._compile.cache_clear()
+    gitignore._any_rule.cache_clear()
+
+
 def floor(files: list[str], env: AgentEnvironment) -> float:
     """Seconds for the work a chain-aware linter of this design cannot skip, with no check:
     the baseline's read and parse of every file, every chain resolved (which reads the
     loaded files, so those are not read twice), and each loaded file's content outlined
     once for the duplicate and shadowing comparisons."""
-    clear_caches()
-    gitignore._compile.cache_clear()
-    gitignore._any_rule.cache_clear()
+    _cold()
     resolver = Resolver(env)
-    chains: set[int] = set()
+    chains: dict[int, Chain] = {}  # holding each chain keeps its id from being reused
     outlined: set[str] = set()
     start = time.perf_counter()
     for path in files:
@@ -163,8 +169,8 @@ def floor(files: list[str], env: AgentEnvironment) -> float:
             with open(path, "rb") as fh:
                 text = fh.read().decode("utf-8")
         _parse(text)
-        if id(chain) not in chains:  # the resolver keeps each chain alive: ids are stable
-            chains.add(id(chain))
+        if id(chain) not in chains:
+            chains[id(chain)] = chain
             for f in chain.files:
                 if f.canonical not in outlined:
                     outlined.add(f.canonical)
@@ -180,9 +186,7 @@ def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, float, int
     emptied. The chain is resolved once more just before, through the same resolver, only
     to time it apart: ``Linter.lint`` then gets it from the resolver's cache.
     """
-    clear_caches()
-    gitignore._compile.cache_clear()  # the rules engine's pattern memos: cold means cold
-    gitignore._any_rule.cache_clear()
+    _cold()
     linter = Linter(env)
     findings = 0
     resolving = 0.0
