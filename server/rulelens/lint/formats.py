@@ -10,35 +10,21 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass
-from typing import Literal
 
-FormatKind = Literal[
-    "named", "grok-rule", "claude-rule", "cursor-rule", "boost-rule",
-    "copilot-instructions", "copilot-repo", "windsurf-rule", "legacy", "other",
-]
-
-#: (container, subdir) → format of files below it.
-RULE_DIRS: tuple[tuple[str, str, FormatKind], ...] = (
-    (".grok", "rules", "grok-rule"),
-    (".claude", "rules", "claude-rule"),
-    (".cursor", "rules", "cursor-rule"),
-    (".ai", "rules", "boost-rule"),
-    (".github", "instructions", "copilot-instructions"),
-    (".windsurf", "rules", "windsurf-rule"),
-    (".devin", "rules", "windsurf-rule"),
+from rulelens.agents.formats import (
+    CLAUDE_NAMED,
+    FORMATS,
+    LEGACY_FILES,
+    NAMED_FILES,
+    RULE_DIRS,
+    FormatKind,
 )
 
-#: Rules directories Grok itself reads (direct children only).
-GROK_RULE_DIRS = frozenset({"grok-rule", "claude-rule", "cursor-rule"})
+__all__ = ["CLAUDE_NAMED", "GROK_RULE_DIRS", "LEGACY_FILES", "NAMED_FILES", "RULE_DIRS",
+           "FileFormat", "FormatKind", "classify", "is_instruction_file"]
 
-#: Named files some agent reads, exact spelling.
-NAMED_FILES = frozenset({
-    "AGENTS.md", "Agents.md", "AGENT.md", "CLAUDE.md", "Claude.md", "CLAUDE.local.md",
-    "AGENTS.override.md", "GEMINI.md",
-})
-CLAUDE_NAMED = frozenset({"CLAUDE.md", "Claude.md", "CLAUDE.local.md"})
-LEGACY_FILES = frozenset({".cursorrules", ".windsurfrules", ".clinerules", "AGENTS.local.md",
-                          "AGENT.local.md"})
+#: Rules directories Grok itself reads (direct children only).
+GROK_RULE_DIRS = frozenset(f.kind for f in FORMATS if f.read_by_grok)
 _NAMED_LOWER = {n.lower() for n in NAMED_FILES}
 
 

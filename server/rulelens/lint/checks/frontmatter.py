@@ -14,6 +14,7 @@ import json
 import os
 import re
 
+from rulelens.agents.formats import FORMATS
 from rulelens.lint.context import Context
 from rulelens.lint.document import Field, ParsedFrontmatter
 from rulelens.lint.globs import WORKSPACE, problem, split_comma
@@ -22,20 +23,14 @@ from rulelens.lint.model import FileRename, Fix, Range, TextEdit
 CODES = ("RL101", "RL102", "RL103", "RL104", "RL105", "RL106", "RL107", "RL108", "RL109",
          "RL110", "RL111", "RL112", "RL113", "RL114", "RL115", "RL116", "RL117")
 
+# Per-format tables, read from the format rows (rulelens.agents.formats).
 ALLOWED: dict[str, frozenset[str]] = {
-    "claude-rule": frozenset({"paths"}),
-    "boost-rule": frozenset({"paths"}),
-    "cursor-rule": frozenset({"description", "globs", "alwaysApply"}),
-    "copilot-instructions": frozenset({"applyTo", "excludeAgent", "name", "description"}),
-    "windsurf-rule": frozenset({"trigger", "description", "globs"}),
-}
-SCOPE_KEY = {"claude-rule": "paths", "boost-rule": "paths", "cursor-rule": "globs",
-             "copilot-instructions": "applyTo", "windsurf-rule": "globs"}
+    f.kind: f.allowed_keys for f in FORMATS if f.allowed_keys is not None}
+SCOPE_KEY = {f.kind: f.scope_key for f in FORMATS if f.scope_key is not None}
 FOREIGN_SCOPE = frozenset({"paths", "globs", "glob", "applyTo", "applyto", "apply_to"})
-STRICT = frozenset({"claude-rule", "boost-rule", "copilot-instructions", "windsurf-rule",
-                    "grok-rule"})
-AGENT = {"claude-rule": "Claude Code", "boost-rule": "Laravel Boost", "cursor-rule": "Cursor",
-         "copilot-instructions": "Copilot", "windsurf-rule": "Windsurf", "grok-rule": "Grok"}
+STRICT = frozenset(f.kind for f in FORMATS if f.strict_yaml)
+AGENT = {f.kind: f.agent for f in FORMATS if f.container is not None}
+UNSCOPED = {f.kind: f.unscoped for f in FORMATS if f.unscoped}
 EXCLUDE_AGENTS = ("code-review", "coding-agent")
 
 _UNQUOTED = re.compile(r"^(?P<lead>[ \t]*(?:-[ \t]+|(?P<key>[A-Za-z_][\w.-]*)[ \t]*:[ \t]+))"
@@ -159,11 +154,7 @@ def _keys(ctx: Context, fm: ParsedFrontmatter) -> None:
             if own not in present:
                 fixes.append(Fix(f"Rename `{f.key}` to `{own}`", "safe",
                                  (TextEdit(ctx.doc.path, f.key_range, own),)))
-            effect = {"claude-rule": "the rule loads unconditionally",
-                      "boost-rule": "the rule is left out of `.ai/rules/index.md`",
-                      "cursor-rule": "the rule is not auto-attached",
-                      "copilot-instructions": "the file is not applied automatically",
-                      "windsurf-rule": "the glob trigger has no patterns"}[kind]
+            effect = UNSCOPED[kind]
             ctx.emit("RL106", f"{AGENT[kind]} reads `{own}`, not `{f.key}`: {effect}.",
                      f.key_range, fixes=fixes)
             continue
