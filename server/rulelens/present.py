@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from rulelens.rules.fs import is_within
+from rulelens.agents.fs import is_within
 
 
 def display_path(path: str, base: str | None = None) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from rulelens.agents.fs import discover_git_root
 from rulelens.lint.formats import RULE_DIRS, is_instruction_file
-from rulelens.rules.fs import discover_git_root
 from rulelens.rules.gitignore import GitIgnore
 
 _ALWAYS_PRUNE = frozenset({".git", ".hg", ".svn"})

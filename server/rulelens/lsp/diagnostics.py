@@ -56,8 +56,8 @@ def invalidate(paths: Iterable[str] | None = None) -> None:
 
 def _config(path: str, client_lint: Mapping[str, Any]) -> Any:
     """The repository's ``.rulelens.toml``/pyproject config, plus the client's ``disable``."""
+    from rulelens.agents.fs import discover_git_root
     from rulelens.lint.config import load_config
-    from rulelens.rules.fs import discover_git_root
 
     start = os.path.dirname(path)
     root = discover_git_root(start) or start

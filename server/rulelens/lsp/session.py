@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from rulelens.agents.compat import BASE_FILENAMES, CLAUDE_FILENAMES
+from rulelens.agents.fs import canonical, is_within
 from rulelens.rules import AgentEnvironment, AgentsMdTracker, Chain, ConfigError, Resolver
-from rulelens.rules.compat import BASE_FILENAMES, CLAUDE_FILENAMES
 from rulelens.rules.discovery import OTHER_AGENT_FILES
-from rulelens.rules.fs import canonical, is_within
 from rulelens.rules.gitignore import walk_unignored
 from rulelens.rules.model import RuleFile, Skipped
 from rulelens.rules.tracker import DORMANT_NOTE

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from blake3 import blake3
 
-from rulelens.rusttext import WHITE_SPACE, byte_len, lines, trim, trim_start
+from rulelens.agents.rusttext import WHITE_SPACE, byte_len, lines, trim, trim_start
 
 #: The agent's ``[memory.index]`` defaults.
 DEFAULT_MAX_CHUNK_BYTES = 1600

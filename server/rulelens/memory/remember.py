@@ -17,9 +17,9 @@ import os
 import tempfile
 from dataclasses import dataclass
 
+from rulelens.agents.rusttext import byte_len, lines, trim
 from rulelens.memory.chunker import Chunk, chunk_markdown
 from rulelens.memory.search import is_content_free, is_scaffold, is_structurally_empty
-from rulelens.rusttext import byte_len, lines, trim
 
 
 class RememberError(Exception):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from rulelens.agents.environment import AgentEnvironment
 from rulelens.memory.chunker import Chunk, chunk_markdown
 from rulelens.memory.index import MemoryIndex, Progress, SyncReport, index_path_for
 from rulelens.memory.remember import NotePlan, Remembered, append_note, plan_note
@@ -28,7 +29,6 @@ from rulelens.memory.settings import (
 )
 from rulelens.memory.status import MemoryStatus, memory_status
 from rulelens.memory.workspace import MemoryLocation, locate
-from rulelens.rules import AgentEnvironment
 
 #: Search embeds at most this many un-embedded chunks inline; ``index`` does the rest.
 INLINE_EMBED_LIMIT = 64

@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from rulelens.rules import ConfigError
-from rulelens.rules.compat import read_config
+from rulelens.agents.compat import ConfigError, read_config
 
 EmbedderKind = Literal["none", "local", "api"]
 EMBEDDER_KINDS: tuple[EmbedderKind, ...] = ("none", "local", "api")

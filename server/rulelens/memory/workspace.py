@@ -8,12 +8,21 @@ the user would see memories the agent never reads (or miss the ones it does).
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from dataclasses import dataclass
 
 from blake3 import blake3
 
-from rulelens.rules.fs import canonical, discover_git_root
+from rulelens.memory.beneath import (
+    Refused,
+    SkippedFile,
+    kind_of,
+    listdir_beneath,
+    lstat_beneath,
+    read_beneath,
+)
+from rulelens.agents.fs import canonical, discover_git_root
 
 #: Memory-file source labels (spec §7.3). ``dream`` is only ever carried over from the
 #: agent's own index: it is the label of workspace MEMORY.md rows first written by a dream.
@@ -147,6 +156,22 @@ class MemoryFile:
 
 
 @dataclass(frozen=True)
+class MemoryScan:
+    """The memory files RuleLens reads, and the ones it skips (with the reason)."""
+
+    files: list[MemoryFile]
+    skipped: list[SkippedFile]
+
+
+def _agent_follows(exc: Refused) -> SkippedFile:
+    """A refusal as a skip record; a link out of the root says what the agent does."""
+    if exc.code == "outside-roots":
+        return SkippedFile(exc.path, f"{exc} (the agent follows the link and indexes the"
+                                     " target; RuleLens does not read it)")
+    return exc.skipped()
+
+
+@dataclass(frozen=True)
 class MemoryLocation:
     """The memory roots for one session cwd."""
 
@@ -186,25 +211,51 @@ class MemoryLocation:
         return "session"
 
     def session_files(self) -> list[str]:
-        try:
-            names = os.listdir(self.sessions_dir)
-        except OSError:
-            return []
-        paths = [os.path.join(self.sessions_dir, n) for n in names
-                 if os.path.splitext(n)[1] == ".md"]
-        return sorted(p for p in paths if os.path.isfile(p))
+        return [f.path for f in self.scan().files if f.source == "session"]
 
     def memory_files(self) -> list[MemoryFile]:
-        """``list_memory_files``: global MEMORY.md, workspace MEMORY.md, sessions/*.md sorted.
+        """``list_memory_files``: global MEMORY.md, workspace MEMORY.md, sessions/*.md sorted,
+        minus what :meth:`scan` skips (links out of the memory root, non-regular files).
 
         Other workspaces' directories are not listed, exactly like the agent.
         """
-        out: list[MemoryFile] = []
+        return self.scan().files
+
+    def scan(self) -> MemoryScan:
+        """The agent's file list, each entry resolved beneath the memory root without being
+        opened: regular files are listed, the rest skipped with the reason (a link leaving
+        the root is one the agent follows: its index holds that file's content)."""
+        files: list[MemoryFile] = []
+        skipped: list[SkippedFile] = []
         for path in (self.global_memory, self.workspace_memory):
-            if os.path.isfile(path):
-                out.append(MemoryFile(path, self.classify_source(path)))
-        out.extend(MemoryFile(p, "session") for p in self.session_files())
-        return out
+            self._probe(path, files, skipped)
+        try:
+            names = listdir_beneath(self.global_dir, self.sessions_dir)
+        except Refused as exc:
+            skipped.append(_agent_follows(exc))
+            names = []
+        for path in sorted(os.path.join(self.sessions_dir, n) for n in names
+                           if os.path.splitext(n)[1] == ".md"):
+            self._probe(path, files, skipped, "session")
+        return MemoryScan(files, skipped)
+
+    def _probe(self, path: str, files: list[MemoryFile], skipped: list[SkippedFile],
+               source: str | None = None) -> None:
+        try:
+            st = lstat_beneath(self.global_dir, path)
+        except Refused as exc:
+            if exc.code != "missing":
+                skipped.append(_agent_follows(exc))
+            return
+        if stat.S_ISREG(st.st_mode):
+            files.append(MemoryFile(path, source or self.classify_source(path)))
+        else:
+            skipped.append(SkippedFile(path, f"not-a-file: {kind_of(st.st_mode)}"))
+
+    def read_file(self, path: str) -> tuple[bytes, os.stat_result]:
+        """(content, fstat) of a memory file, opened beneath the memory root: the one read
+        of memory content (raises :class:`~rulelens.memory.beneath.Refused`)."""
+        return read_beneath(self.global_dir, path)
 
     def is_under_roots(self, path: str) -> bool:
         """Opening a result is restricted to the memory roots (``memory_get``'s rule)."""

@@ -7,9 +7,9 @@ Typical use::
     text = render(chain.files)
 """
 
-from rulelens.rules.compat import Compat, ConfigError
+from rulelens.agents.compat import Compat, ConfigError
+from rulelens.agents.environment import AgentEnvironment
 from rulelens.rules.discovery import Resolver
-from rulelens.rules.environment import AgentEnvironment
 from rulelens.rules.model import Chain, RuleFile, Skipped, SkipReason
 from rulelens.rules.render import neutralize, render
 from rulelens.rules.tracker import AgentsMdTracker

@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from rulelens.rules.compat import BASE_FILENAMES, CLAUDE_FILENAMES, Compat
-from rulelens.rules.environment import AgentEnvironment
+from rulelens.agents.compat import BASE_FILENAMES, CLAUDE_FILENAMES, Compat
+from rulelens.agents.environment import AgentEnvironment
+from rulelens.agents.fs import canonical, exists, is_within
 from rulelens.rules.frontmatter import strip_for_agent
-from rulelens.rules.fs import canonical, exists, is_within
 from rulelens.rules.gitignore import GitIgnore
 from rulelens.rules.model import Chain, Role, RuleFile, Skipped, SkipReason
 from rulelens.rules.render import estimate_tokens

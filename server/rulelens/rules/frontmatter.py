@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rulelens.rusttext import trim_start
+from rulelens.agents.rusttext import trim_start
 
 
 def strip_for_agent(text: str) -> str:

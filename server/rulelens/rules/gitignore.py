@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-from rulelens.rules.fs import is_within
-from rulelens.rusttext import lines
+from rulelens.agents.fs import is_within
+from rulelens.agents.rusttext import lines
 
 
 @dataclass(frozen=True)

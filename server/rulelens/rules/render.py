@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from rulelens.agents.rusttext import WHITE_SPACE
 from rulelens.rules.model import RuleFile
-from rulelens.rusttext import WHITE_SPACE
 
 _WS = "[" + re.escape(WHITE_SPACE) + "]"
 _TAG = re.compile(r"<(" + _WS + r"*/?" + _WS + r"*system[-_]reminder)", re.IGNORECASE)

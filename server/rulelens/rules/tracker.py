@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from rulelens.rules.compat import Compat
+from rulelens.agents.compat import Compat
+from rulelens.agents.fs import canonical, is_within
 from rulelens.rules.discovery import has_md_extension
-from rulelens.rules.fs import canonical, is_within
 from rulelens.rules.gitignore import GitIgnore
 
 #: The walk visits at most this many directories: the start plus 9 ancestors.

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from rulestree import World, write
 
-from rulelens.rules import AgentEnvironment, ConfigError
-from rulelens.rules.compat import (
+from rulelens.agents.compat import (
     BASE_FILENAMES,
     SURFACES,
     VENDORS,
     env_bool,
     env_var_name,
 )
+from rulelens.rules import AgentEnvironment, ConfigError
 
 
 @pytest.mark.parametrize("raw", ["1", "true", "TRUE", " yes ", "On", "enabled", "\ttrue\n",

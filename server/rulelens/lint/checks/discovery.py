@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import re
 
+from rulelens.agents.compat import BASE_FILENAMES
 from rulelens.lint.context import Context
 from rulelens.lint.formats import GROK_RULE_DIRS, NAMED_FILES
 from rulelens.lint.model import FileRename, Fix, Range, Related, TextEdit
-from rulelens.rules.compat import BASE_FILENAMES
 from rulelens.rules.model import Skipped, SkipReason
 
 CODES = ("RL201", "RL202", "RL203", "RL204", "RL205", "RL206", "RL207", "RL208", "RL209",
