@@ -7,17 +7,16 @@ CLAUDE.md in nested packages, `.grok/rules`, `.claude/rules` (with `paths` front
 
 * ``baseline``  read each file, decode UTF-8, split frontmatter, ``yaml.compose`` + construct
                 it with the same (libyaml) loader the linter uses - the floor;
-* ``lint``      the real CLI path per file (``Linter.lint``: repository config, chain
-                resolution, read, ``lint_document`` with every check on) on a fresh
-                ``Linter`` with ``engine.clear_caches()`` per round ("cold": no chain,
-                outline, table, listing, glob or related-file cache survives from an
-                earlier round; caches built during the round are what one ``rulelens
-                lint`` run builds), under the CLI's garbage-collector setting
-                (``batch_gc``).
+* ``lint``      the real CLI path per file (``LintSession.lint``: repository config, chain
+                resolution, read, ``lint_document`` with every check on) on a new
+                ``LintSession`` per round ("cold": the session owns every lint cache, so
+                none survives from an earlier round; caches built during the round are
+                what one ``rulelens lint`` run builds), under the CLI's garbage-collector
+                setting (``batch_gc``).
 
 Each is run ``--rounds`` times; the best round of each is reported with files/s and the
 lint/baseline ratio. Targets: > 1,000 files/s, ratio <= 3. For reference, a third line
-times a second pass of one ``Linter`` with every cache kept (the per-file floor of the
+times a second pass of one ``LintSession`` with every cache kept (the per-file floor of the
 pipeline, and what the language server's steady state costs), so the cold-only share of
 the ratio can be read off.
 
@@ -45,9 +44,10 @@ import time
 
 import yaml
 
-from rulelens.lint.cli import Linter, batch_gc
-from rulelens.lint.engine import chain_dir, clear_caches
+from rulelens.lint.cli import batch_gc
+from rulelens.lint.engine import chain_dir
 from rulelens.lint.markdown import outline
+from rulelens.lint.session import LintSession
 from rulelens.lint.yamlbound import _Loader
 from rulelens.rules import AgentEnvironment, Resolver, gitignore
 from rulelens.rules.frontmatter import split
@@ -146,8 +146,9 @@ def baseline(files: list[str]) -> float:
 
 
 def _cold() -> None:
-    """Forget every lint memo and the rules engine's pattern memos: cold means cold."""
-    clear_caches()
+    """Forget the rules engine's gitignore pattern memos (module-level in
+    ``rules/gitignore.py``, outside the lint session); lint state is cold with a new
+    :class:`LintSession`."""
     gitignore._compile.cache_clear()
     gitignore._any_rule.cache_clear()
 
@@ -181,13 +182,13 @@ def floor(files: list[str], env: AgentEnvironment) -> float:
 def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, float, int]:
     """Total seconds, seconds of it spent resolving chains (rules engine), findings.
 
-    Exactly what ``rulelens lint`` does per file (:meth:`Linter.lint`: config for the
-    repository, chain, read, lint) on a fresh :class:`Linter` with every lint cache
-    emptied. The chain is resolved once more just before, through the same resolver, only
-    to time it apart: ``Linter.lint`` then gets it from the resolver's cache.
+    Exactly what ``rulelens lint`` does per file (:meth:`LintSession.lint`: config for the
+    repository, chain, read, lint) on a new :class:`LintSession`. The chain is resolved
+    once more just before, through the same resolver, only to time it apart:
+    ``LintSession.lint`` then gets it from the resolver's cache.
     """
     _cold()
-    linter = Linter(env)
+    linter = LintSession(env)
     findings = 0
     resolving = 0.0
     start = time.perf_counter()
@@ -200,11 +201,10 @@ def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, float, int
 
 
 def lint_warm(files: list[str], env: AgentEnvironment) -> float:
-    """Seconds for a second pass of one :class:`Linter` over the files: every chain, table,
-    outline and stat is cached, so this is the per-file floor of the pipeline itself (the
-    unloaded files are still read and every frontmatter parsed again)."""
-    clear_caches()
-    linter = Linter(env)
+    """Seconds for a second pass of one :class:`LintSession` over the files: every chain,
+    table, outline and stat is cached, so this is the per-file floor of the pipeline itself
+    (the unloaded files are still read and every frontmatter parsed again)."""
+    linter = LintSession(env)
     for path in files:
         linter.lint(path)
     start = time.perf_counter()
@@ -252,7 +252,7 @@ def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool)
           f" chains): {res * 1000:.1f} ms; lint engine: {(lt - res) * 1000:.1f} ms")
     print(f"ratio lint/baseline: {lt / b:.2f}x  (engine only: {(lt - res) / b:.2f}x);"
           f" target <= 3x; > 1,000 files/s: {'yes' if n / lt > 1000 else 'NO'}")
-    print(f"for reference, warm (2nd pass of one Linter, every cache kept): {w * 1000:.1f} ms"
+    print(f"for reference, warm (2nd pass of one LintSession, every cache kept): {w * 1000:.1f} ms"
           f" = {w / b:.2f}x baseline; the cold-only work (chains, outlines and tables, first"
           f" stats and globs) is {(lt - w) * 1000:.1f} ms")
     print(f"chain-aware floor (baseline's work + chain resolution + Markdown outline of each"

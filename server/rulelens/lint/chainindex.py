@@ -2,53 +2,36 @@
 
 Linting 500 rule files of one directory must not rescan the other 499 for each of them,
 and 100 sibling directories must not rebuild an index of the 500 root files they all share
-(that made the duplicate and heading checks quadratic). So:
+(that made the duplicate and heading checks quadratic). So a :class:`ChainTables`, owned
+by the lint session (:mod:`rulelens.lint.session`), keeps:
 
-* each file's Markdown :class:`~rulelens.lint.markdown.Outline` is made once per content
+* each file's Markdown :class:`~rulelens.lint.markdown.Outline`, made once per content
   and remembered by canonical path (a hit is checked against the content itself, so an
-  edited file is scanned again; equal text is compared, never hashed again);
-* a chain is cut into *groups* (consecutive files from one discovery root), and each
-  group's paragraph and heading tables are built once and cached by its files' paths,
-  checked against their contents: 100 package chains share the one table of the
-  repository root.
+  edited file is scanned again);
+* per *group* (consecutive files of a chain from one discovery root) the paragraph and
+  heading tables, the files by name and the token sum, remembered by the group's first
+  file and length and checked against the files themselves: 100 package chains share the
+  tables of the repository root;
+* one :class:`ChainIndex` per chain directory, replaced when the resolver hands out a new
+  chain for it.
 
-Chains are immutable values: an index keyed by the chain object is always valid.
+Everything lives as long as the session: a new session starts cold.
 """
 
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import compress, groupby, repeat
-from operator import attrgetter, itemgetter, methodcaller
+from functools import cached_property
+from itertools import groupby
 from typing import TypeVar
 
 from rulelens.lint.markdown import Outline, outline
-from rulelens.lint.memo import cached_property
 from rulelens.rules.model import Chain, RuleFile, Skipped
 
 T = TypeVar("T")
-_lock = threading.Lock()
-_chains: OrderedDict[int, tuple[Chain, ChainIndex]] = OrderedDict()
-_groups: dict[tuple[int, tuple[str, ...]], tuple[tuple[str, ...], GroupTables]] = {}
-_outlines: dict[str, tuple[str, Outline]] = {}
-#: Per-group values shared by sibling chains (see :func:`_per_group`), keyed by (tag, id of
-#: the first file, count): the tables (tag: min chars), files by name, estimated tokens.
-_same_files: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], GroupTables]] = {}
-_same_names: dict[tuple[int, int, int],
-                  tuple[tuple[RuleFile, ...], dict[str, list[RuleFile]]]] = {}
-_same_tokens: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], int]] = {}
-_MAX_CHAINS = 64
-_MAX_GROUPS = 256
-_MAX_OUTLINES = 4096
-_ROOT = attrgetter("root")
-_FIRST = itemgetter(0)
-_SECOND = itemgetter(1)
-_PATH = attrgetter("path")
-_SCANS_BEFORE_TABLES = 8
+GroupKey = tuple[str, str, int]
 
 
 @dataclass(frozen=True)
@@ -60,148 +43,105 @@ class GroupTables:
     headings: dict[str, tuple[int, str]]
 
 
-def outline_of(canonical: str, content: str) -> Outline:
-    """The outline of a file's content, made once per content."""
-    hit = _outlines.get(canonical)  # one dict read is atomic; only writers take the lock
-    if hit is not None and (hit[0] is content or hit[0] == content):
-        return hit[1]
-    made = outline(content)
-    with _lock:
-        _outlines.pop(canonical, None)
-        _outlines[canonical] = (content, made)
-        while len(_outlines) > _MAX_OUTLINES:
-            del _outlines[next(iter(_outlines))]
-    return made
-
-
 def _build(outlines: tuple[Outline, ...], min_chars: int) -> GroupTables:
-    # Latest file first, so that an earlier file's entry overwrites a later one's.
     paragraphs: dict[str, int] = {}
     headings: dict[str, tuple[int, str]] = {}
-    # Within a file the first heading wins: its pairs go in last to first. Filters and
-    # pairs are made by C-level maps; hundreds of root files hold thousands of keys.
-    long_enough = min_chars.__le__
+    # Last file first, and within a file last heading first, so that the first
+    # occurrence's entry is the one left standing.
     for pos in range(len(outlines) - 1, -1, -1):
         o = outlines[pos]
-        keys = o.paragraphs
-        paragraphs.update(dict.fromkeys(compress(keys, map(long_enough, map(len, keys))), pos))
-        if o.headings:
-            heads = o.headings[::-1]
-            pairs = zip(repeat(pos), map(_SECOND, heads), strict=False)  # repeat: endless
-            headings.update(zip(map(_FIRST, heads), pairs, strict=True))
+        paragraphs.update(dict.fromkeys([k for k in o.paragraphs if len(k) >= min_chars], pos))
+        headings.update((key, (pos, text)) for key, text in reversed(o.headings))
     return GroupTables(paragraphs, headings)
-
-
-def _per_group(cache: dict[tuple[int, int, int], tuple[tuple[RuleFile, ...], T]],
-               files: tuple[RuleFile, ...], tag: int,
-               make: Callable[[tuple[RuleFile, ...]], T]) -> T:
-    """``make(files)``, made once for every chain that shares the group.
-
-    The resolver hands sibling chains the very same RuleFile objects for a shared root: a
-    group made of them is found by its first file (and ``tag``) and checked with one tuple
-    comparison, which stops at identity for each element (equal values also match). The
-    entry holds the files, so the id cannot be reused while it lives.
-    """
-    quick = (tag, id(files[0]), len(files))
-    seen = cache.get(quick)
-    if seen is not None and seen[0] == files:
-        return seen[1]
-    value = make(files)
-    with _lock:
-        cache[quick] = (files, value)
-        while len(cache) > _MAX_GROUPS:
-            del cache[next(iter(cache))]
-    return value
-
-
-def _tables(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
-    return _per_group(_same_files, files, min_chars,
-                      lambda group: _tables_by_paths(group, min_chars))
-
-
-def _names_of(files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
-    """File name → the group's files of that name, in order."""
-    return _per_group(_same_names, files, 0, _by_name)
 
 
 def _by_name(files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
     names: dict[str, list[RuleFile]] = {}
     for f in files:
-        found = names.get(f.name)
-        if found is None:
-            names[f.name] = [f]
-        else:
-            found.append(f)
+        names.setdefault(f.name, []).append(f)
     return names
 
 
-def _tokens_of(files: tuple[RuleFile, ...]) -> int:
-    """The group's estimated tokens."""
-    return _per_group(_same_tokens, files, 0, _token_sum)
+@dataclass
+class ChainTables:
+    """Every table the content and chain checks share, for one lint session."""
 
+    outlines: dict[str, tuple[str, Outline]] = field(default_factory=dict)
+    #: (what, first file's canonical path, length) -> (the group's files, value).
+    groups: dict[GroupKey, tuple[tuple[RuleFile, ...], object]] = field(default_factory=dict)
+    indexes: dict[str, ChainIndex] = field(default_factory=dict)
 
-def _token_sum(files: tuple[RuleFile, ...]) -> int:
-    return sum(f.tokens for f in files)
+    def outline_of(self, canonical: str, content: str) -> Outline:
+        """The outline of a file's content, made once per content."""
+        hit = self.outlines.get(canonical)
+        if hit is not None and hit[0] == content:
+            return hit[1]
+        made = outline(content)
+        self.outlines[canonical] = (content, made)
+        return made
 
+    def _per_group(self, what: str, files: tuple[RuleFile, ...],
+                   make: Callable[[tuple[RuleFile, ...]], T]) -> T:
+        """``make(files)``, made once for every chain that shares the group (sibling chains
+        get the very same RuleFile objects for a shared root, so the check is cheap)."""
+        key = (what, files[0].canonical, len(files))
+        seen = self.groups.get(key)
+        if seen is not None and seen[0] == files:
+            return seen[1]  # type: ignore[return-value]
+        value = make(files)
+        self.groups[key] = (files, value)
+        return value
 
-def _tables_by_paths(files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
-    # Keyed by the paths (their hashes are cached in the strings) and checked against the
-    # contents with one C-level tuple comparison: identical strings are not even compared.
-    key = (min_chars, tuple([f.canonical for f in files]))
-    contents = tuple([f.content for f in files])
-    hit = _groups.get(key)
-    if hit is not None and hit[0] == contents:
-        return hit[1]
-    tables = _build(tuple([outline_of(f.canonical, f.content) for f in files]), min_chars)
-    with _lock:
-        _groups.pop(key, None)
-        _groups[key] = (contents, tables)
-        while len(_groups) > _MAX_GROUPS:
-            del _groups[next(iter(_groups))]
-    return tables
+    def tables(self, files: tuple[RuleFile, ...], min_chars: int) -> GroupTables:
+        return self._per_group(f"tables:{min_chars}", files, lambda group: _build(
+            tuple(self.outline_of(f.canonical, f.content) for f in group), min_chars))
+
+    def names_of(self, files: tuple[RuleFile, ...]) -> dict[str, list[RuleFile]]:
+        """File name -> the group's files of that name, in order."""
+        return self._per_group("names", files, _by_name)
+
+    def tokens_of(self, files: tuple[RuleFile, ...]) -> int:
+        """The group's estimated tokens."""
+        return self._per_group("tokens", files, lambda group: sum(f.tokens for f in group))
+
+    def index_for(self, chain: Chain, min_paragraph_chars: int = 40) -> ChainIndex:
+        index = self.indexes.get(chain.cwd)
+        if index is None or index.chain is not chain \
+                or index.min_paragraph_chars != min_paragraph_chars:
+            index = ChainIndex(chain, self, min_paragraph_chars)
+            self.indexes[chain.cwd] = index
+        return index
+
+    def forget(self, paths: Iterable[str] | None = None) -> None:
+        """Drop what was made from ``paths`` (all when ``None``); outlines and groups are
+        checked against contents anyway, so this only frees memory."""
+        if paths is None:
+            self.outlines.clear()
+            self.groups.clear()
+            self.indexes.clear()
+            return
+        for p in paths:
+            self.outlines.pop(p, None)
+        self.indexes.clear()
 
 
 @dataclass
 class ChainIndex:
     chain: Chain
+    tables: ChainTables
     min_paragraph_chars: int = 40
-    _memo: dict[str, tuple[RuleFile, int] | None] = field(default_factory=dict)
-    _scans: int = 0
-
-    def _table_worth_it(self) -> bool:
-        """By-name lookups are answered by a scan until a chain has been asked a few
-        times: a package chain is linted for its one or two own files, where building the
-        tables over the hundreds of root files it shares would cost more than the scans."""
-        self._scans += 1
-        return self._scans > _SCANS_BEFORE_TABLES
+    _crossings: dict[int, tuple[RuleFile, int] | None] = field(default_factory=dict)
 
     def skipped_named(self, name: str) -> list[Skipped]:
         """Skipped records whose file name is ``name``, in chain order."""
-        if "skipped_by_name" in self.__dict__ or self._table_worth_it():
-            return self.skipped_by_name.get(name, [])
-        if os.sep + name + "\n" not in self._skipped_paths:
-            return []  # one substring search instead of a test per record (the usual case)
-        # The suffix test runs in C over every record; the exact test only on its hits.
-        skipped = self.chain.skipped
-        return [s for s in compress(skipped, map(methodcaller("endswith", name),
-                                                 map(_PATH, skipped)))
-                if s.path.rpartition(os.sep)[2] == name]
-
-    @cached_property
-    def _skipped_paths(self) -> str:
-        """Every skipped path followed by a newline: a record named ``n`` puts
-        ``/n\n`` in it (a path holding a newline at worst costs the scan above)."""
-        return "".join([s.path + "\n" for s in self.chain.skipped])
+        return self.skipped_by_name.get(name, [])
 
     def files_named(self, name: str) -> list[RuleFile]:
-        """Loaded files whose name is ``name``, in load order.
-
-        Asked per group: sibling chains share the very same files of a common root
-        (see :func:`_per_group`), whose by-name table is then made once for all of them
-        instead of every package chain scanning the hundreds of root files' names."""
+        """Loaded files whose name is ``name``, in load order (asked per group, so sibling
+        chains share the by-name table of their common root)."""
         out: list[RuleFile] = []
         for group in self.members:
-            hit = _names_of(group).get(name)
+            hit = self.tables.names_of(group).get(name)
             if hit is not None:
                 out.extend(hit)
         return out
@@ -210,18 +150,17 @@ class ChainIndex:
     def skipped_by_name(self) -> dict[str, list[Skipped]]:
         out: dict[str, list[Skipped]] = {}
         for s in self.chain.skipped:
-            out.setdefault(s.path.rpartition(os.sep)[2], []).append(s)
+            out.setdefault(s.path.rpartition(os.sep)[2], []).append(s)  # the base name
         return out
 
     def crossing(self, budget: int) -> tuple[RuleFile, int] | None:
         """The file at which cumulative estimated tokens first exceed ``budget``, and the
         tokens loaded before it; computed once per chain and budget."""
-        key = f"crossing:{budget}"
-        if key not in self._memo:
+        if budget not in self._crossings:
             found: tuple[RuleFile, int] | None = None
             total = 0
             for group in self.members:
-                size = _tokens_of(group)
+                size = self.tables.tokens_of(group)
                 if total + size <= budget:
                     total += size  # every file of the group ends at or below the budget
                     continue
@@ -232,17 +171,18 @@ class ChainIndex:
                     total += f.tokens
                 if found is not None:
                     break
-            self._memo[key] = found
-        return self._memo[key]
+            self._crossings[budget] = found
+        return self._crossings[budget]
 
     @cached_property
     def members(self) -> list[tuple[RuleFile, ...]]:
         """The chain's files cut into groups: consecutive files from one root."""
-        return [tuple(files) for _, files in groupby(self.chain.files, key=_ROOT)]
+        return [tuple(files) for _, files in groupby(self.chain.files, key=lambda f: f.root)]
 
     @cached_property
     def groups(self) -> list[tuple[tuple[RuleFile, ...], GroupTables]]:
-        return [(group, _tables(group, self.min_paragraph_chars)) for group in self.members]
+        return [(group, self.tables.tables(group, self.min_paragraph_chars))
+                for group in self.members]
 
     def first_with_paragraph(self, key: str) -> RuleFile | None:
         """The first file in load order containing paragraph ``key``."""
@@ -254,7 +194,7 @@ class ChainIndex:
 
     def any_earlier_paragraph(self, keys: Iterable[str], entry: RuleFile) -> bool:
         """Whether :meth:`first_with_paragraph` of some key is a file loaded before
-        ``entry`` (set and ``map`` operations in C instead of one lookup per key)."""
+        ``entry``."""
         wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
         if not wanted:
             return False
@@ -266,7 +206,7 @@ class ChainIndex:
             if before >= len(files):
                 if not tables.paragraphs.keys().isdisjoint(wanted):
                     return True
-            elif min(map(tables.paragraphs.get, wanted, repeat(before))) < before:
+            elif any(tables.paragraphs.get(key, before) < before for key in wanted):
                 return True
         return False
 
@@ -314,28 +254,3 @@ def first_heading(groups: list[tuple[tuple[RuleFile, ...], dict[str, tuple[int, 
 
 def _is_ancestor(shallow: str, deep: str) -> bool:
     return deep != shallow and deep.startswith(shallow.rstrip(os.sep) + os.sep)
-
-
-def index_for(chain: Chain, min_paragraph_chars: int = 40) -> ChainIndex:
-    key = id(chain)
-    with _lock:
-        hit = _chains.get(key)
-        if hit is not None and hit[0] is chain and \
-                hit[1].min_paragraph_chars == min_paragraph_chars:
-            _chains.move_to_end(key)
-            return hit[1]
-        index = ChainIndex(chain, min_paragraph_chars)
-        _chains[key] = (chain, index)
-        while len(_chains) > _MAX_CHAINS:
-            _chains.popitem(last=False)
-        return index
-
-
-def clear() -> None:
-    with _lock:
-        _chains.clear()
-        _groups.clear()
-        _same_files.clear()
-        _same_names.clear()
-        _same_tokens.clear()
-        _outlines.clear()

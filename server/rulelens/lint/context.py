@@ -1,4 +1,5 @@
-"""What every check receives: the parsed document, its chain (if any) and the config.
+"""What every check receives: the parsed document, its chain (if any), the config and the
+session's caches.
 
 Checks report through :meth:`Context.emit`, which validates the id against the registry
 (an unregistered id is a programming error and raises), applies the configured severity,
@@ -10,15 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property
 
-from rulelens.lint.chainindex import ChainIndex, index_for
+from rulelens.lint.caches import LintCaches
+from rulelens.lint.chainindex import ChainIndex
 from rulelens.lint.config import LintConfig
-from rulelens.lint.disk import LIVE, Disk
+from rulelens.lint.disk import Disk
 from rulelens.lint.document import Document
-from rulelens.lint.memo import cached_property
-from rulelens.lint.model import Finding, Fix, Range, Related, made
-from rulelens.lint.paths import absolute
+from rulelens.lint.model import Finding, Fix, Range, Related
 from rulelens.lint.registry import BY_CODE
 from rulelens.rules.fs import canonical, discover_git_root
 from rulelens.rules.model import Chain, RuleFile, Skipped
@@ -29,9 +29,14 @@ class Context:
     doc: Document
     chain: Chain | None
     config: LintConfig
-    #: Stats of other files: live in the editor, one snapshot per ``rulelens lint`` run.
-    disk: Disk = LIVE
+    #: The session's memory (see :mod:`rulelens.lint.caches`).
+    caches: LintCaches = field(default_factory=LintCaches)
     findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def disk(self) -> Disk:
+        """Stats of other files: live in the editor, one snapshot per ``rulelens lint`` run."""
+        return self.caches.disk
 
     def emit(self, code: str, message: str, range: Range, *,
              related: Iterable[Related] = (), fixes: Iterable[Fix] = ()) -> None:
@@ -42,9 +47,8 @@ class Context:
         off = self.doc.disabled
         if code in off or "*" in off:
             return
-        self.findings.append(made(Finding, code=code, severity=self.config.severity_of(code),
-                                  message=message, range=range, path=self.doc.path,
-                                  related=tuple(related), fixes=tuple(fixes)))
+        self.findings.append(Finding(code, self.config.severity_of(code), message, range,
+                                     self.doc.path, tuple(related), tuple(fixes)))
 
     def has(self, code: str) -> bool:
         return any(f.code == code for f in self.findings)
@@ -55,13 +59,14 @@ class Context:
         return canonical(self.doc.path)
 
     def _same(self, path: str) -> bool:
-        return absolute(path) == self.doc.path or canonical(path) == self.canonical_path
+        return os.path.abspath(path) == self.doc.path or canonical(path) == self.canonical_path
 
     @cached_property
     def index(self) -> ChainIndex | None:
         if self.chain is None:
             return None
-        return index_for(self.chain, self.config.thresholds.duplicate_min_chars)
+        return self.caches.tables.index_for(self.chain,
+                                            self.config.thresholds.duplicate_min_chars)
 
     @cached_property
     def skip_records(self) -> tuple[Skipped, ...]:
@@ -88,17 +93,8 @@ class Context:
 
     def rel(self, path: str) -> str:
         base = self.git_root
-        if base and (path.startswith(base.rstrip(os.sep) + os.sep)):
-            return _relpath(path, base)
+        if base:
+            prefix = base.rstrip(os.sep) + os.sep
+            if path.startswith(prefix):
+                return path[len(prefix):]
         return path
-
-
-def clear_caches() -> None:
-    _relpath.cache_clear()
-
-
-@lru_cache(maxsize=4096)
-def _relpath(path: str, base: str) -> str:
-    """``os.path.relpath`` of a path below an absolute ``base``: pure string work, and the
-    same related file is named in many findings."""
-    return os.path.relpath(path, base)

@@ -8,11 +8,10 @@ rejects (research §b Cursor; design note 4).
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
-from dataclasses import dataclass, field
-from itertools import accumulate
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import yaml
@@ -20,19 +19,16 @@ import yaml
 from rulelens.lint import yamlbound
 from rulelens.lint.config import LintConfig
 from rulelens.lint.formats import FileFormat, classify
-from rulelens.lint.memo import cached_property
-from rulelens.lint.model import Range, made
+from rulelens.lint.model import Range
 from rulelens.rules.frontmatter import Frontmatter
 
 _DISABLE = re.compile(r"<!--\s*rulelens-disable\b([^>]*?)-->", re.IGNORECASE)
 _CODE = re.compile(r"RL\d{3}", re.IGNORECASE)
 _LENIENT_KEY = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+|$)(.*)$")
 _LENIENT_ITEM = re.compile(r"^([ \t]*)-[ \t]+(.*)$")
-_PLUS_ONE = (1).__add__
 _CLOSING = re.compile(r"\n((?:---|\.\.\.)[^\n]*)")
 _HEAD = 64
 _HEAD_CHARS = 8192
-_COUNTED_POSITIONS = 4
 
 
 @dataclass(frozen=True)
@@ -67,55 +63,34 @@ class ParsedFrontmatter:
         return next((f for f in self.fields if f.key == key), None)
 
 
-@dataclass(frozen=True)
 class Document:
-    path: str
-    text: str
-    config: LintConfig
-    fmt: FileFormat = field(init=False)
-    #: ``os.path.basename(path)`` and ``os.path.dirname(path)``, derived once: every check
-    #: family asks for them, and the ``os.path`` functions are Python-level code.
-    name: str = field(init=False, compare=False, repr=False)
-    directory: str = field(init=False, compare=False, repr=False)
+    """The text of one file and what the checks derive from it, each made on first use."""
 
-    def __post_init__(self) -> None:
-        d = self.__dict__  # frozen: filled like model.made, without object.__setattr__
-        path = self.path
-        d["fmt"] = classify(path)
-        d["name"], d["directory"] = split_name(path)
+    def __init__(self, path: str, text: str, config: LintConfig) -> None:
+        self.path = path
+        self.text = text
+        self.config = config
+        self.fmt: FileFormat = classify(path)
+        self.name = os.path.basename(path)
+        self.directory = os.path.dirname(path)
 
     # --------------------------------------------------------------------- lines
     @cached_property
     def lines(self) -> tuple[str, ...]:
-        """All lines (split on ``\\n``). Split on first use: most documents only ever need
-        their first lines (:meth:`line`) and their line count."""
+        """All lines (split on ``\\n``)."""
         return tuple(self.text.split("\n"))
 
     @cached_property
     def _head(self) -> list[str]:
-        # One C-level split that stops after _HEAD lines (frontmatter lives up there); on
-        # a prefix when that holds them all, so the rest of a large text is not copied.
-        text = self.text
-        if len(text) > _HEAD_CHARS:
-            prefix = text[:_HEAD_CHARS]
-            if prefix.count("\n") >= _HEAD:
-                text = prefix
-        return text.split("\n", _HEAD)[:_HEAD]
+        """The first ``_HEAD`` lines, where frontmatter lives: most documents need no more
+        than these and their line count, so the whole text is not split for them."""
+        return self.text[:_HEAD_CHARS].split("\n", _HEAD)[:_HEAD]
 
     def line(self, line: int) -> str:
-        """``lines[line]``, without splitting the whole text for a line near the top, nor
-        for the first few lines further down (a size finding on line 500 of a 3,000-line
-        file splits 501 lines, not 3,000)."""
-        d = self.__dict__
-        if line >= 0 and "lines" not in d:
-            if line < _HEAD:
-                head = self._head
-                if line < len(head):
-                    return head[line]
-            far = d.get("_far", 0)
-            if far < _COUNTED_POSITIONS:
-                d["_far"] = far + 1
-                return self.text.split("\n", line + 1)[line]
+        """``lines[line]``."""
+        head = self._head
+        if 0 <= line < len(head) - 1:  # the last piece of the head may be cut short
+            return head[line]
         return self.lines[line]
 
     @cached_property
@@ -124,8 +99,7 @@ class Document:
         return self.text.count("\n") + 1
 
     def offset_of_line(self, line: int) -> int:
-        """``sum(len(l) + 1 for l in lines[:line])``: where ``line`` starts (past the end:
-        ``len(text) + 1``)."""
+        """Where ``line`` starts (past the end: ``len(text) + 1``)."""
         pos = 0
         for _ in range(line):
             nl = self.text.find("\n", pos)
@@ -136,16 +110,6 @@ class Document:
 
     # ----------------------------------------------------------------- positions
     def line_length(self, line: int) -> int:
-        if 0 <= line < _HEAD and "lines" not in self.__dict__:
-            head = self._head
-            if line < len(head):
-                return len(head[line].rstrip("\r"))
-            if len(head) < _HEAD:
-                return 0  # the head is the whole text: past the end
-        start = self.__dict__.get("_starts", {}).get(line)
-        if start is not None:  # a line found by position(): measure it in place
-            end = self.text.find("\n", start)
-            return len(self.text[start:end if end >= 0 else len(self.text)].rstrip("\r"))
         if line >= self.line_count:
             return 0
         return len(self.line(line).rstrip("\r"))
@@ -153,35 +117,15 @@ class Document:
     def line_range(self, line: int) -> Range:
         return Range.of(line, 0, line, self.line_length(line))
 
-    @cached_property
-    def _line_starts(self) -> list[int]:
-        # Running sums of (line length + 1), in C: a 50 MB file has a million lines.
-        return list(accumulate(map(_PLUS_ONE, map(len, self.lines[:-1])), initial=0))
-
     def position(self, offset: int) -> tuple[int, int]:
-        """(line, column) of ``offset``. The first lookups count newlines in C; a document
-        asked often gets a table of line starts."""
-        if "_line_starts" not in self.__dict__:
-            count = self.__dict__.get("_positions", 0)
-            if count < _COUNTED_POSITIONS:
-                self.__dict__["_positions"] = count + 1
-                text = self.text
-                line, start = text.count("\n", 0, offset), text.rfind("\n", 0, offset) + 1
-                if offset <= len(text):
-                    self.__dict__.setdefault("_starts", {})[line] = start
-                return line, offset - start
-        line = bisect.bisect_right(self._line_starts, offset) - 1
-        return line, offset - self._line_starts[line]
+        """(line, column) of ``offset``."""
+        text = self.text
+        start = text.rfind("\n", 0, offset) + 1
+        return text.count("\n", 0, offset), offset - start
 
     def whole(self) -> Range:
-        """The first line (every document asks; found without splitting any lines)."""
-        text = self.text
-        end = text.find("\n")
-        if end < 0:
-            end = len(text)
-        while end and text[end - 1] == "\r":  # line_length's rstrip("\r"), in place
-            end -= 1
-        return Range.of(0, 0, 0, end)
+        """The first line."""
+        return self.line_range(0)
 
     # --------------------------------------------------------------- directives
     @cached_property
@@ -241,18 +185,6 @@ class Document:
 
 
 
-def split_name(path: str) -> tuple[str, str]:
-    """``(os.path.basename(path), os.path.dirname(path))`` with one C-level partition."""
-    sep = os.sep
-    if sep != "/" or os.altsep is not None:
-        return os.path.basename(path), os.path.dirname(path)
-    cut = path.rfind("/") + 1
-    head = path[:cut]
-    if head and head.strip("/"):
-        head = head.rstrip("/")  # dirname keeps a head of slashes only ("/", "//") as it is
-    return path[cut:], head
-
-
 def _split(text: str) -> Frontmatter | None:
     """``rules.frontmatter.split`` without splitting the whole text: only lines starting
     with ``---`` or ``...`` can close the block, and a regex jumps from one to the next."""
@@ -277,20 +209,16 @@ def _rng(node: yaml.Node, base: int) -> Range:
 
 
 def _fields(node: yaml.MappingNode, base: int) -> list[Field]:
-    # Built with ``made`` (every field given): the frozen classes' generated ``__init__``
-    # sets each field through ``object.__setattr__``, and every parsed rule file has some.
     out: list[Field] = []
     construct = yamlbound.construct
     for knode, vnode in node.value:
         key = construct(knode)
         items: tuple[Item, ...] | None = None
         if isinstance(vnode, yaml.SequenceNode):
-            items = tuple([made(Item, value=construct(i), range=_rng(i, base))
-                           for i in vnode.value])
+            items = tuple(Item(construct(i), _rng(i, base)) for i in vnode.value)
         quoted = isinstance(vnode, yaml.ScalarNode) and vnode.style in ("'", '"')
-        out.append(made(Field, key=str(key), key_range=_rng(knode, base),
-                        value=construct(vnode), value_range=_rng(vnode, base), items=items,
-                        quoted=quoted))
+        out.append(Field(str(key), _rng(knode, base), construct(vnode), _rng(vnode, base),
+                         items, quoted))
     return out
 
 

@@ -14,30 +14,26 @@ writes.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 
-from rulelens.lint import chainindex
+from rulelens.lint.caches import LintCaches
 from rulelens.lint.checks import content, discovery, frontmatter, size
 from rulelens.lint.config import LintConfig
 from rulelens.lint.context import Context
-from rulelens.lint.context import clear_caches as clear_context_caches
-from rulelens.lint.disk import LIVE, Disk
 from rulelens.lint.document import Document
 from rulelens.lint.formats import classify
-from rulelens.lint.globs import WORKSPACE, compile_glob, problem
 from rulelens.lint.model import Finding, Range
-from rulelens.lint.paths import absolute
 from rulelens.rules.model import Chain
 
 FAMILIES = (frontmatter, discovery, size, content)
 
 
 def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
-                  disk: Disk = LIVE) -> list[Finding]:
+                  caches: LintCaches | None = None) -> list[Finding]:
     """Findings for one document; ``chain`` is the chain that loads it (see :func:`chain_dir`);
-    ``disk`` answers questions about other files (see :mod:`rulelens.lint.disk`)."""
-    doc = Document(absolute(path), text, config)
-    ctx = Context(doc, chain, config, disk)
+    ``caches`` is the session's memory (:mod:`rulelens.lint.caches`; none: a cold lint that
+    sees the disk live)."""
+    doc = Document(os.path.abspath(path), text, config)
+    ctx = Context(doc, chain, config, caches if caches is not None else LintCaches())
     too_big = len(text) > config.thresholds.max_lint_bytes
     for family in FAMILIES:
         if too_big and family is content:
@@ -56,30 +52,7 @@ def chain_dir(path: str) -> str:
     A rule file ``<dir>/.claude/rules/x.md`` and ``<dir>/.claude/CLAUDE.md`` belong to
     ``<dir>``'s chain; a named file to its own directory.
     """
-    return classify(absolute(path)).owner
-
-
-
-def invalidate(paths: Iterable[str] | None = None) -> None:
-    """Forget cached workspace listings (call from a file watcher)."""
-    if paths is None:
-        WORKSPACE.invalidate()
-        return
-    for p in paths:
-        WORKSPACE.invalidate(p)
-        WORKSPACE.invalidate(os.path.dirname(p))
-
-
-def clear_caches() -> None:
-    """Forget everything the linter memoises across calls (outlines, chain tables, globs,
-    workspace listings, related-file lines, path formats): the next lint starts cold."""
-    WORKSPACE.invalidate()
-    chainindex.clear()
-    compile_glob.cache_clear()
-    problem.cache_clear()
-    classify.cache_clear()
-    content.clear_caches()
-    clear_context_caches()
+    return classify(os.path.abspath(path)).owner
 
 
 ALL_CODES = (*(code for family in FAMILIES for code in family.CODES), "RL307")

@@ -7,7 +7,6 @@ named file), never from its content: that is how every agent decides too.
 
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass
 
@@ -52,13 +51,8 @@ class FileFormat:
         return self.rules_dir is not None and os.path.dirname(self.path_hint) != self.rules_dir
 
 
-@functools.lru_cache(maxsize=4096)
 def classify(path: str) -> FileFormat:
-    """The format of ``path`` (absolute or relative; the result's paths follow its spelling).
-
-    A pure function of the string, memoised: a run asks it several times per file (its
-    chain, its document, the walk). ``engine.clear_caches`` empties it.
-    """
+    """The format of ``path`` (absolute or relative; the result's paths follow its spelling)."""
     parts = path.replace("\\", "/").split("/")
     name = parts[-1]
     # Innermost rules directory wins: ``a/.claude/rules/b/.cursor/rules/x`` is Cursor.

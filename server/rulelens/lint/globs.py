@@ -6,10 +6,11 @@ stay within one segment, ``[...]`` and ``{a,b}`` work, and a pattern without ``/
 matches a base name anywhere. Lenient matching can only hide a "matches nothing" finding,
 never invent one.
 
-The workspace listing is cached per root for a few seconds (the language server lints on
-every keystroke) and can be invalidated explicitly; it prunes ``.git``, ``node_modules``
-and directories ignored by the root ``.gitignore``, and stops at a file budget (past it
-"matches nothing" is not reported, because it cannot be known).
+A :class:`Workspace` (one per lint session, see :mod:`rulelens.lint.caches`) keeps the
+listing of each project root for a few seconds (the language server lints on every
+keystroke) until invalidated, and the answers per pattern; the listing prunes ``.git``,
+``node_modules`` and directories ignored by the root ``.gitignore``, and stops at a file
+budget (past it "matches nothing" is not reported, because it cannot be known).
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import islice, takewhile
-from operator import methodcaller
 
 from rulelens.rules.gitignore import GitIgnore, walk_unignored
 
@@ -32,9 +31,8 @@ _TTL = 5.0
 MAX_EXPANSIONS = 1000
 
 
-@lru_cache(maxsize=4096)
 def problem(pattern: str) -> str | None:
-    """Why ``pattern`` is invalid, or ``None`` (remembered: a tree repeats its globs)."""
+    """Why ``pattern`` is invalid, or ``None``."""
     if not pattern.strip():
         return "empty pattern"
     depth = 0
@@ -93,7 +91,6 @@ def _literal_lead(pattern: str) -> str:
 _SPECIAL = re.compile(r"[*?\[{},\\]")
 
 
-@lru_cache(maxsize=4096)
 def compile_glob(pattern: str) -> re.Pattern[str]:
     """Translate a (valid) glob to an anchored regex over ``/``-separated relative paths."""
     pat = pattern.strip().lstrip("/")
@@ -178,11 +175,29 @@ class _Listing:
 
 
 class Workspace:
-    """Cached relative file paths of project roots."""
+    """Relative file paths of project roots, and what each glob pattern matches there."""
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, int], _Listing] = {}
+        self._problems: dict[str, str | None] = {}
         self._lock = threading.Lock()
+
+    def problem(self, pattern: str) -> str | None:
+        """:func:`problem`, asked once per pattern (a tree repeats its globs)."""
+        try:
+            return self._problems[pattern]
+        except KeyError:
+            found = self._problems[pattern] = problem(pattern)
+            return found
+
+    def invalidate_paths(self, paths: Iterable[str] | None) -> None:
+        """Forget the listings that ``paths`` (files changed on disk) may change."""
+        if paths is None:
+            self.invalidate()
+            return
+        for p in paths:
+            self.invalidate(p)
+            self.invalidate(os.path.dirname(p))
 
     def invalidate(self, root: str | None = None) -> None:
         with self._lock:
@@ -223,14 +238,13 @@ def _matches(listing: _Listing, pattern: str) -> bool | None:
         ordered = listing.ordered
         if ordered is None:
             ordered = listing.ordered = tuple(sorted(listing.paths))
-        candidates: Iterable[str] = takewhile(methodcaller("startswith", lead),
+        candidates: Iterable[str] = takewhile(lambda p: p.startswith(lead),
                                               islice(ordered, bisect_left(ordered, lead), None))
     else:
         candidates = listing.paths
-    # ``map`` and ``any`` stop at the first match, as a loop would, without its bytecode.
-    if any(map(rx.match, candidates)):
+    if any(rx.match(p) for p in candidates):
         return True
-    if "/" not in pattern.strip().strip("/") and any(map(rx.match, listing.names)):
+    if "/" not in pattern.strip().strip("/") and any(rx.match(n) for n in listing.names):
         return True
     return False if listing.complete else None
 
@@ -253,6 +267,3 @@ def _walk(root: str, max_files: int) -> _Listing:
             complete = False
             break
     return _Listing(tuple(paths), frozenset(names), complete, time.monotonic())
-
-
-WORKSPACE = Workspace()

@@ -18,8 +18,6 @@ character lets the regex engine skip ahead instead of trying every position as `
 from __future__ import annotations
 
 import bisect
-import functools
-import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -42,7 +40,6 @@ _BREAK = re.compile(r"\n(?=[\s#])(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t])[^\n]*)(?=\n|\
 #: split yields paragraphs and headings, alternately.
 _BREAK_TITLE = re.compile(
     r"\n(?=[\s#])(?:[^\S\n]*|(?: {0,3}#{1,6}[ \t]+([^\n]*)))(?=\n|\Z)")
-_NOT_NONE = functools.partial(operator.is_not, None)
 _SPACES = re.compile(r"\s+")
 
 
@@ -221,10 +218,10 @@ def outline(text: str, first_line: int = 0) -> Outline:
     rests: list[str]
     if "#" in text and not fences.ranges:
         pieces = _BREAK_TITLE.split(body)
-        paragraphs = list(filter(None, map(str.strip, pieces[0::2])))
-        rests = list(filter(_NOT_NONE, pieces[1::2]))
+        paragraphs = [p for p in (piece.strip() for piece in pieces[0::2]) if p]
+        rests = [r for r in pieces[1::2] if r is not None]
     else:
-        paragraphs = list(filter(None, map(str.strip, _BREAK.split(body))))
+        paragraphs = [p for p in (piece.strip() for piece in _BREAK.split(body)) if p]
         if "#" not in text:
             rests = []
         else:
@@ -236,20 +233,9 @@ def outline(text: str, first_line: int = 0) -> Outline:
 
 
 def _keyed_titles(rests: list[str]) -> tuple[tuple[str, str], ...]:
-    """``(heading_key(t), t)`` for ``t = _title(rest)``, with C-level maps for the common
-    case (no closing ``#``, no runs of white space) and the per-title path otherwise."""
-    if not rests:
-        return ()
-    raws = list(map(str.rstrip, rests))
-    if "#\n" in "\n".join(raws) + "\n":  # some title has a closing sequence
-        titles = [raw.rstrip("#").rstrip() if raw.endswith("#") else raw for raw in raws]
-    else:
-        titles = raws
-    keys = list(map(str.lower, map(str.strip, titles)))
-    joined = "\n".join(keys)
-    if "  " in joined or "\t" in joined:
-        keys = [_SPACES.sub(" ", k) if "  " in k or "\t" in k else k for k in keys]
-    return tuple(zip(keys, titles, strict=True))
+    """``(heading_key(t), t)`` for ``t = _title(rest)``."""
+    titles = [_title(rest) for rest in rests]
+    return tuple((heading_key(t), t) for t in titles)
 
 
 def scan(text: str, first_line: int = 0) -> Scan:

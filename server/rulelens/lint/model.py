@@ -9,28 +9,12 @@ never to a range end). The language server converts columns to the client's enco
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 Severity = Literal["error", "warning", "info", "hint"]
 Safety = Literal["safe", "unsafe"]
 
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
-
-_T = TypeVar("_T")
-_new = object.__new__
-
-
-def made(cls: type[_T], **fields: Any) -> _T:
-    """``cls(**fields)`` for a frozen dataclass without its generated ``__init__``.
-
-    That ``__init__`` sets each field through ``object.__setattr__`` (the class forbids
-    assignment): about twice the cost of filling the instance dictionary at once, and a
-    thousand-file lint builds a few thousand ranges. Only for classes without
-    ``__post_init__`` or defaults left out: every field must be given.
-    """
-    obj = _new(cls)
-    obj.__dict__.update(fields)
-    return obj
 
 
 @dataclass(frozen=True, order=True)
@@ -46,21 +30,7 @@ class Range:
 
     @classmethod
     def of(cls, line: int, col: int, end_line: int, end_col: int) -> Range:
-        # As :func:`made`, spelled out: the bench's thousands of ranges make the keyword
-        # packing of three ``made`` calls show.
-        start = _new(Position)
-        d = start.__dict__
-        d["line"] = line
-        d["character"] = col
-        end = _new(Position)
-        d = end.__dict__
-        d["line"] = end_line
-        d["character"] = end_col
-        made_range = _new(cls)
-        d = made_range.__dict__
-        d["start"] = start
-        d["end"] = end
-        return made_range
+        return cls(Position(line, col), Position(end_line, end_col))
 
     @classmethod
     def point(cls, line: int, col: int = 0) -> Range:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from rulelens.lint import LintConfig, lint_document
 from rulelens.lint.config import from_mapping
-from rulelens.lint.engine import chain_dir, invalidate
+from rulelens.lint.engine import chain_dir
 from rulelens.lint.model import Finding
 from rulelens.rules import AgentEnvironment, Resolver
 
@@ -55,7 +55,6 @@ class Repo:
         if config is None:
             config = from_mapping({"thresholds": thresholds or {}}, "test")
             assert not config.problems, config.problems
-        invalidate()
         chain = Resolver(AgentEnvironment.from_env(self.env)).resolve(chain_dir(path))
         if os.path.isdir(path) or not os.path.lexists(path):
             text = ""

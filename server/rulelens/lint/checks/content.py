@@ -10,11 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import compress
-from operator import itemgetter
 
-from rulelens.lint.chainindex import first_heading, outline_of
+from rulelens.lint.caches import DiskText
+from rulelens.lint.chainindex import first_heading
 from rulelens.lint.context import Context
 from rulelens.lint.markdown import (
     Heading,
@@ -26,8 +24,7 @@ from rulelens.lint.markdown import (
     outline,
     unclosed_fence,
 )
-from rulelens.lint.memo import cached_property
-from rulelens.lint.model import Range, Related, made
+from rulelens.lint.model import Range, Related
 from rulelens.rules.model import RuleFile
 from rulelens.rusttext import WHITE_SPACE
 
@@ -38,7 +35,6 @@ _WS = "[" + re.escape(WHITE_SPACE) + "]"
 _TAG = re.compile(r"<(" + _WS + r"*/?" + _WS + r"*system[-_]reminder)[^>\n]*>?", re.IGNORECASE)
 _QUICK = re.compile("reminder", re.IGNORECASE)
 _MAX_PER_CHECK = 20
-_FIRST = itemgetter(0)
 
 
 def run(ctx: Context) -> None:
@@ -60,9 +56,8 @@ def run(ctx: Context) -> None:
                      " code to the model, and Claude ignores `@imports` after it.",
                      Range.of(line, col, line, col + len(fence)))
     if compare and entry is not None:
-        disk: dict[str, _DiskText] = {}  # one stat per related file and document
-        _duplicates(ctx, body, entry, disk)
-        _headings(ctx, body, entry, disk)
+        _duplicates(ctx, body, entry)
+        _headings(ctx, body, entry)
 
 
 @dataclass(frozen=True)
@@ -91,8 +86,9 @@ def _body(ctx: Context, start: int) -> _Body:
     text = ctx.doc.text
     entry = ctx.chain_entry
     content = entry.content if entry is not None else ""
+    outline_of = ctx.caches.tables.outline_of
     if start == 0:
-        if entry is not None and (content is text or content == text):
+        if entry is not None and content == text:
             return _Body(text, 0, 0, outline_of(entry.canonical, content))
         return _Body(text, 0, 0, outline(text))
     if entry is not None and content and text.endswith(content):
@@ -136,68 +132,16 @@ def _may_have_tag(text: str) -> bool:
     return _QUICK.search(text) is not None
 
 
-class _DiskText:
-    """A related file as it is on disk, with the two lookups findings need, each made on
-    first use: a heading finding never pays for the line table, nor a duplicate for the
-    headings.
-
-    Chain content of rule files is frontmatter-stripped, so related locations are looked up
-    in the file itself.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    @cached_property
-    def first_lines(self) -> dict[str, int]:
-        """Line with white space collapsed → its first line number."""
-        first: dict[str, int] = {}
-        for i, line in enumerate(self.text.split("\n")):
-            first.setdefault(" ".join(line.split()), i)
-        return first
-
-    @cached_property
-    def heads(self) -> dict[str, int]:
-        """Heading key → the line of its first heading."""
-        heads: dict[str, int] = {}
-        for h in iter_headings(self.text):
-            heads.setdefault(h.key, h.line)
-        return heads
+def _lookup(ctx: Context, path: str) -> DiskText:
+    return ctx.caches.related.get(path, ctx.disk)
 
 
-_UNREAD = _DiskText("")
-
-
-@lru_cache(maxsize=256)
-def _disk_text(path: str, size: int, mtime: int) -> _DiskText:
-    """``path`` read once per size and mtime (an edited file is read again)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return _DiskText(fh.read())
-    except OSError:
-        return _UNREAD
-
-
-def clear_caches() -> None:
-    _disk_text.cache_clear()
-
-
-def _lookup(ctx: Context, path: str, seen: dict[str, _DiskText]) -> _DiskText:
-    found = seen.get(path)
-    if found is None:
-        st = ctx.disk.stat(path)
-        found = _UNREAD if st is None else _disk_text(path, st.st_size, st.st_mtime_ns)
-        seen[path] = found
-    return found
-
-
-def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
-                disk: dict[str, _DiskText]) -> None:
+def _duplicates(ctx: Context, body: _Body, entry: RuleFile) -> None:
     index = ctx.index
     assert index is not None
     min_chars = ctx.config.thresholds.duplicate_min_chars
-    if not index.any_earlier_paragraph(
-            _long_keys(body.outline.paragraphs, min_chars), entry):
+    long_keys = {k for k in body.outline.paragraphs if len(k) >= min_chars}
+    if not index.any_earlier_paragraph(long_keys, entry):
         return  # the common case: positions are never computed
     count = 0
     for p in body.paragraphs():
@@ -207,7 +151,7 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
         if other is None or other.precedence >= entry.precedence:
             continue
         first = " ".join(ctx.doc.line(p.line).split())
-        line = _lookup(ctx, other.path, disk).first_lines.get(first, 0)
+        line = _lookup(ctx, other.path).first_lines.get(first, 0)
         ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
                  f" {line + 1}), which loads earlier in the same chain: the agent reads it"
                  " twice.", Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
@@ -218,19 +162,13 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile,
             return
 
 
-def _long_keys(keys: tuple[str, ...], min_chars: int) -> set[str]:
-    """``{k for k in keys if len(k) >= min_chars}``, filtered in C."""
-    return set(compress(keys, map(min_chars.__le__, map(len, keys))))
-
-
-def _headings(ctx: Context, body: _Body, entry: RuleFile,
-              disk: dict[str, _DiskText]) -> None:
+def _headings(ctx: Context, body: _Body, entry: RuleFile) -> None:
     index = ctx.index
     assert index is not None
     groups = index.shallower_groups(entry)  # once per document, not per heading
     if not groups:
         return
-    keys = set(map(_FIRST, body.outline.headings))
+    keys = {key for key, _ in body.outline.headings}
     if not keys or all(headings.keys().isdisjoint(keys) for _, headings in groups):
         return
     count = 0
@@ -239,14 +177,13 @@ def _headings(ctx: Context, body: _Body, entry: RuleFile,
         if hit is None:
             continue
         other, text = hit
-        line = _lookup(ctx, other.path, disk).heads.get(h.key, 0)
+        line = _lookup(ctx, other.path).heads.get(h.key, 0)
         ctx.emit("RL403", f"Section \"{h.text}\" also appears in {ctx.rel(other.path)},"
                  " which is closer to the root: this deeper file wins on conflicts, so this"
                  " section likely overrides or repeats it.",
                  Range.of(h.line, h.start, h.line, h.end),
-                 related=(made(Related, path=other.path,
-                               range=Range.of(line, 0, line, len(text) + 2),
-                               message="shallower section"),))
+                 related=(Related(other.path, Range.of(line, 0, line, len(text) + 2),
+                                  "shallower section"),))
         count += 1
         if count >= _MAX_PER_CHECK:
             return

@@ -17,7 +17,7 @@ import re
 from rulelens.agents.formats import FORMATS
 from rulelens.lint.context import Context
 from rulelens.lint.document import Field, ParsedFrontmatter
-from rulelens.lint.globs import WORKSPACE, problem, split_comma
+from rulelens.lint.globs import split_comma
 from rulelens.lint.model import FileRename, Fix, Range, TextEdit
 
 CODES = ("RL101", "RL102", "RL103", "RL104", "RL105", "RL106", "RL107", "RL108", "RL109",
@@ -263,12 +263,12 @@ def _glob_values(ctx: Context, f: Field, *, split_strings: bool) -> None:
         root == ctx.git_root or root.startswith(ctx.git_root.rstrip(os.sep) + os.sep))
     max_files = ctx.config.thresholds.glob_scan_max_files
     for glob, rng in entries:
-        why = problem(glob)
+        why = ctx.caches.globs.problem(glob)
         if why is not None:
             ctx.emit("RL113", f"Invalid glob `{glob}`: {why}.", rng)
             continue
         if check_workspace and ctx.config.enabled("RL114"):
-            hit = WORKSPACE.matches_any(root, glob, max_files)
+            hit = ctx.caches.globs.matches_any(root, glob, max_files)
             if hit is False:
                 ctx.emit("RL114", f"`{glob}` matches no file under {ctx.rel(root) or root}, so"
                          " this rule never loads for any file there.", rng)

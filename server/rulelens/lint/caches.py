@@ -1,0 +1,91 @@
+"""Everything the checks remember between documents, owned by one lint session.
+
+A :class:`LintCaches` lives as long as the :class:`~rulelens.lint.session.LintSession`
+that made it: one ``rulelens lint`` run, or one language-server session. Nothing in the
+lint package keeps state at module level, so "cold" means a new session and two sessions
+never see each other's answers.
+
+* ``disk``: stats of other files (live in the editor; one :class:`~rulelens.lint.disk.Snapshot`
+  per CLI run);
+* ``tables``: per-chain and per-group lookup tables and outlines
+  (:class:`~rulelens.lint.chainindex.ChainTables`);
+* ``globs``: workspace listings and per-pattern answers (:class:`~rulelens.lint.globs.Workspace`);
+* ``related``: related files' text as it is on disk (:class:`RelatedFiles`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from rulelens.lint.chainindex import ChainTables
+from rulelens.lint.disk import Disk
+from rulelens.lint.globs import Workspace
+from rulelens.lint.markdown import iter_headings
+
+
+class DiskText:
+    """A related file as it is on disk, with the two lookups findings need, each made on
+    first use (chain content of rule files is frontmatter-stripped, so related locations
+    are looked up in the file itself)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def first_lines(self) -> dict[str, int]:
+        """Line with white space collapsed -> its first line number."""
+        first: dict[str, int] = {}
+        for i, line in enumerate(self.text.split("\n")):
+            first.setdefault(" ".join(line.split()), i)
+        return first
+
+    @cached_property
+    def heads(self) -> dict[str, int]:
+        """Heading key -> the line of its first heading."""
+        heads: dict[str, int] = {}
+        for h in iter_headings(self.text):
+            heads.setdefault(h.key, h.line)
+        return heads
+
+
+@dataclass
+class RelatedFiles:
+    """Related files read once per size and mtime (an edited file is read again)."""
+
+    texts: dict[str, tuple[int, int, DiskText]] = field(default_factory=dict)
+
+    def get(self, path: str, disk: Disk) -> DiskText:
+        st = disk.stat(path)
+        if st is None:
+            return DiskText("")
+        seen = self.texts.get(path)
+        if seen is not None and seen[0] == st.st_size and seen[1] == st.st_mtime_ns:
+            return seen[2]
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                found = DiskText(fh.read())
+        except OSError:
+            found = DiskText("")
+        self.texts[path] = (st.st_size, st.st_mtime_ns, found)
+        return found
+
+
+@dataclass
+class LintCaches:
+    disk: Disk = field(default_factory=Disk)
+    tables: ChainTables = field(default_factory=ChainTables)
+    globs: Workspace = field(default_factory=Workspace)
+    related: RelatedFiles = field(default_factory=RelatedFiles)
+
+    def invalidate(self, paths: Iterable[str] | None = None) -> None:
+        """Files changed on disk (``None``: anything may have)."""
+        listed = None if paths is None else list(paths)
+        self.globs.invalidate_paths(listed)
+        self.tables.forget(listed)
+        if listed is None:
+            self.related.texts.clear()
+        else:
+            for p in listed:
+                self.related.texts.pop(p, None)

@@ -1,0 +1,159 @@
+"""CORE: one lint session — a ``rulelens lint`` run, or one language-server session.
+
+A :class:`LintSession` owns everything linting remembers: the resolver (chains and their
+file listings), the repository configurations, and the check caches
+(:class:`~rulelens.lint.caches.LintCaches`). Nothing else in the lint package keeps state,
+so "cold" means a new session. The CLI makes one per run (with a disk snapshot: every
+stat asked once), the language server one per server session (live disk; the watcher
+calls :meth:`invalidate`), and ``bench/lint.py`` one per measured round.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable
+
+from rulelens.lint.caches import LintCaches
+from rulelens.lint.config import LintConfig, load_config
+from rulelens.lint.disk import Disk, Snapshot
+from rulelens.lint.engine import chain_dir, lint_document
+from rulelens.lint.fixes import FixError, apply_fix
+from rulelens.lint.model import FileRename, Finding, Range
+from rulelens.rules import AgentEnvironment, Resolver
+from rulelens.rules.model import Chain
+
+
+class LintSession:
+    """Lints files (from disk, or an editor's text) with every cache shared for its life.
+
+    ``snapshot``: remember other files' stats for the session (a CLI run); the editor
+    passes ``False`` and sees the disk as it is at each lint.
+    """
+
+    def __init__(self, env: AgentEnvironment, *, resolver: Resolver | None = None,
+                 snapshot: bool = True) -> None:
+        self.env = env
+        self.resolver = resolver if resolver is not None else Resolver(env)
+        self.snapshot = snapshot
+        self.caches = LintCaches(disk=Snapshot() if snapshot else Disk())
+        self.configs: dict[str, LintConfig] = {}
+        #: Directory -> repository root (or itself): files of one directory share the walk.
+        self.roots: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ state
+    def invalidate(self, paths: Iterable[str] | None = None) -> None:
+        """Files changed on disk (``None``: anything may have): forget what they touched."""
+        listed = None if paths is None else list(paths)
+        if self.snapshot:
+            self.caches.disk = Snapshot()
+        self.resolver.invalidate(listed)
+        self.caches.invalidate(listed)
+        if listed is None or any(os.path.basename(p) in (".rulelens.toml", "pyproject.toml")
+                                 for p in listed):
+            self.configs.clear()
+            self.roots.clear()
+
+    def config_for(self, path: str, is_dir: bool | None = None) -> LintConfig:
+        """The configuration of the repository holding ``path`` (``is_dir``: whether
+        ``path`` is a directory, when the caller knows)."""
+        if is_dir is None:
+            is_dir = os.path.isdir(path)
+        start = path if is_dir else os.path.dirname(path)
+        root = self.roots.get(start)
+        if root is None:
+            root = self.resolver.git_root(
+                self.resolver.canonical_dir(os.path.abspath(start))) or start
+            self.roots[start] = root
+        found = self.configs.get(root)
+        if found is None:
+            found = load_config(root)
+            self.configs[root] = found
+        return found
+
+    @property
+    def problems(self) -> list[str]:
+        """Configuration problems of every repository seen so far."""
+        return sorted({p for c in self.configs.values() for p in c.problems})
+
+    # ------------------------------------------------------------------- lint
+    def chain_for(self, path: str) -> Chain:
+        return self.resolver.resolve(chain_dir(path))
+
+    def lint_text(self, path: str, text: str, config: LintConfig | None = None,
+                  chain: Chain | None = None) -> list[Finding]:
+        """Findings for ``text`` as the content of ``path`` (an editor buffer)."""
+        if chain is None:
+            chain = self.chain_for(path)
+        if config is None:
+            config = self.config_for(path, False)
+        return lint_document(path, text, chain, config, self.caches)
+
+    def lint(self, path: str) -> list[Finding]:
+        """Findings for the file at ``path`` as it is on disk."""
+        chain = self.chain_for(path)
+        # A file the chain has just loaded was read as valid UTF-8, which the decoding
+        # below would give unchanged: one read per file and run.
+        text = self.resolver.loaded_text(path)
+        if text is not None:
+            return lint_document(path, text, chain, self.config_for(path, False), self.caches)
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except IsADirectoryError:
+            return lint_document(path, "", chain, self.config_for(path, True), self.caches)
+        except OSError:
+            return self._lint_unread(path, chain)
+        text = raw.decode("utf-8", "surrogateescape")
+        return lint_document(path, text, chain, self.config_for(path, False), self.caches)
+
+    def _lint_unread(self, path: str, chain: Chain) -> list[Finding]:
+        """A path that did not open as a file: a directory, or an error to report."""
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+        except (OSError, ValueError):
+            is_dir = False
+        config = self.config_for(path, is_dir)
+        if is_dir:
+            return lint_document(path, "", chain, config, self.caches)
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except OSError as exc:
+            found = lint_document(path, "", chain, config, self.caches)
+            if any(f.code == "RL203" for f in found):
+                return found
+            return [Finding("RL203", "error", f"cannot be read ({exc.strerror or exc})",
+                            Range.point(0), path)]
+        text = raw.decode("utf-8", "surrogateescape")
+        return lint_document(path, text, chain, config, self.caches)
+
+    # -------------------------------------------------------------------- fix
+    def fix(self, path: str, max_steps: int = 25) -> tuple[str, list[str]]:
+        """Apply safe fixes until none is left; returns the final path and messages."""
+        notes: list[str] = []
+        applied: set[tuple[str, str]] = set()
+        current = path
+        for _ in range(max_steps):
+            candidates = [f for f in self.lint(current) if f.safe_fix is not None]
+            if not candidates:
+                break
+            finding = candidates[0]
+            fix = finding.safe_fix
+            assert fix is not None
+            key = (finding.code, fix.title)
+            if key in applied:
+                notes.append(f"{current}: {finding.code} still reported after its fix; stopped")
+                break
+            applied.add(key)
+            try:
+                changed = apply_fix(fix)
+            except (FixError, OSError) as exc:
+                notes.append(f"{current}: could not apply '{fix.title}': {exc}")
+                break
+            notes.append(f"{current}: fixed {finding.code}: {fix.title}")
+            for edit in fix.edits:
+                if isinstance(edit, FileRename) and edit.old == current:
+                    current = edit.new
+            self.invalidate([*changed, path, current])
+        return current, notes
