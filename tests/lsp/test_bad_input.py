@@ -11,6 +11,7 @@ import sysconfig
 from collections.abc import Iterator
 
 import pytest
+from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
 
 from helpers.unprivileged import NOBODY, world_readable_tmp
@@ -73,8 +74,9 @@ async def test_bad_documents(client: LanguageClient, demo: Demo,
         assert await _answers(client, uri) == {
             "lens": None, "hover": None, "chain": None, "render": None}, uri
 
-    for params in ({}, {"uri": 5}, {"uri": None}, [], None):
-        assert await request(client, protocol.CHAIN, params) is None
+    for params in ({}, {"uri": 5}, {"uri": None}, [], None):   # not {uri: string}
+        with pytest.raises(JsonRpcInvalidParams, match="uri"):
+            await request(client, protocol.CHAIN, params)
 
     big = demo.repo / "docs" / "big.md"
     text = ("---\ndescription: big\n---\n" + "word " * 200 + "\n") * 20_000  # ~20 MB

@@ -10,6 +10,9 @@ from __future__ import annotations
 CHAIN = "rulelens/chain"
 #: Request ``{uri}`` -> ``{text}``: exactly what the agent injects, or null.
 RENDER = "rulelens/render"
+#: Request ``{}`` or no params -> ``{documents: {open, fingerprints, ...}}``: how many
+#: entries each per-document table holds (all 0 once every document is closed).
+SERVER_STATUS = "rulelens/serverStatus"
 #: Notification server -> client ``{uris}``: open documents whose chain changed on disk.
 CHAIN_CHANGED = "rulelens/chainChanged"
 #: Memory requests (served by the memory feature when it is installed).
@@ -28,6 +31,77 @@ REINDEX_MEMORY = "rulelens.reindexMemory"
 #: Settings section (``initializationOptions`` and ``workspace/didChangeConfiguration``).
 SETTINGS_SECTION = "rulelens"
 
-CUSTOM_REQUESTS = (CHAIN, RENDER, MEMORY_SEARCH, MEMORY_STATUS, MEMORY_CHUNKS)
+CUSTOM_REQUESTS = (CHAIN, RENDER, SERVER_STATUS, MEMORY_SEARCH, MEMORY_STATUS, MEMORY_CHUNKS)
 CUSTOM_NOTIFICATIONS = (CHAIN_CHANGED, MEMORY_INDEXED)
 COMMANDS = (SHOW_CHAIN, REMEMBER, REINDEX_MEMORY)
+
+# ------------------------------------------------------------------ param shapes
+#: field -> (JSON type, required, what it must be). A custom request whose params are not
+#: an object of this shape (a required field missing, a field of another type; ``null``
+#: counts as absent) is answered ``InvalidParams`` before any handler runs. Params may be
+#: omitted only when every field is optional. Every ``rulelens/*`` request has an entry.
+Shape = dict[str, tuple[type, bool, str]]
+
+_URI: Shape = {"uri": (str, True, "a string (the document's URI)")}
+_WORKSPACE = (str, False, "a string (a workspace folder's URI)")
+REQUEST_PARAMS: dict[str, Shape] = {
+    CHAIN: _URI,
+    RENDER: _URI,
+    SERVER_STATUS: {},
+    MEMORY_SEARCH: {"query": (str, True, "a string"), "workspaceUri": _WORKSPACE,
+                    "all": (bool, False, "true or false")},
+    MEMORY_STATUS: {"workspaceUri": _WORKSPACE},
+    MEMORY_CHUNKS: {"path": (str, True, "an absolute path (a string)"),
+                    "workspaceUri": _WORKSPACE},
+}
+#: command -> (shape of each positional argument, how many are required). A string
+#: argument is written ``str``; an object argument by its shape.
+COMMAND_ARGUMENTS: dict[str, tuple[tuple[type | Shape, ...], int]] = {
+    SHOW_CHAIN: ((str,), 1),
+    REMEMBER: (({"text": (str, True, "a string (the note)"),
+                 "scope": (str, False, '"global" or "workspace"'),
+                 "workspaceUri": _WORKSPACE,
+                 "expectedSha256": (str, False, 'a hex string ("" for a missing file)'),
+                 "dryRun": (bool, False, "true or false")},), 1),
+    REINDEX_MEMORY: (({"workspaceUri": _WORKSPACE},), 0),
+}
+
+
+def check_params(method: str, params: object) -> str | None:
+    """Why ``params`` do not fit the custom request ``method``; ``None`` if they do."""
+    shape = REQUEST_PARAMS.get(method)
+    if shape is None:
+        return None
+    if params is None and not any(required for _, required, _ in shape.values()):
+        return None
+    return check_shape(shape, params)
+
+
+def check_command(command: object, arguments: object) -> str | None:
+    """Why ``arguments`` do not fit ``command``; ``None`` if they do (or it is unknown)."""
+    spec = COMMAND_ARGUMENTS.get(command) if isinstance(command, str) else None
+    if spec is None:
+        return None
+    kinds, required = spec
+    args = [] if arguments is None else arguments
+    if not isinstance(args, list) or not required <= len(args) <= len(kinds):
+        return f"expected {required}..{len(kinds)} arguments for {command}"
+    for kind, value in zip(kinds, args, strict=False):
+        problem = (check_shape(kind, value) if isinstance(kind, dict)
+                   else None if isinstance(value, kind) else f"expected a {kind.__name__}")
+        if problem is not None:
+            return problem
+    return None
+
+
+def check_shape(shape: Shape, value: object) -> str | None:
+    if not isinstance(value, dict):
+        return "expected an object with " + ", ".join(f"`{k}`" for k in shape)
+    for key, (kind, required, what) in shape.items():
+        field = value.get(key)
+        if field is None:
+            if required:
+                return f"expected `{key}`: {what}"
+        elif not isinstance(field, kind) or (kind is not bool and isinstance(field, bool)):
+            return f"expected `{key}` to be {what}"
+    return None

@@ -14,6 +14,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
+import sys
+import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -24,6 +27,7 @@ from pygls.uris import to_fs_path
 
 from rulelens import __version__
 from rulelens.lsp import diagnostics, protocol, views
+from rulelens.lsp.rpc import RuleLensProtocol, log_to_stderr, serve
 from rulelens.lsp.session import Session, looks_like_rule_file
 from rulelens.lsp.watch import Watcher
 from rulelens.rules.frontmatter import split as split_frontmatter
@@ -41,14 +45,17 @@ class RuleLensServer(LanguageServer):
 
     def __init__(self, environ: Mapping[str, str] | None = None,
                  debounce_ms: int = 200) -> None:
-        super().__init__("rulelens", __version__, max_workers=4)
+        super().__init__("rulelens", __version__, max_workers=4,
+                         protocol_cls=RuleLensProtocol)
         self.session = Session(dict(environ)) if environ is not None else Session()
         self.debounce_ms = debounce_ms
         self.watcher: Watcher | None = None
         #: The memory feature (``lsp.memory``), set when it registers.
         self.memory: Any = None
         self.batch_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulelens-batch")
+        #: uri -> what its views last showed; only for open documents (``_docs_lock``).
         self.fingerprints: dict[str, object] = {}
+        self._docs_lock = threading.Lock()
         self._lint_timers: dict[str, asyncio.TimerHandle] = {}
         #: uri -> (path, findings, column converter) of the last published lint.
         self.findings: dict[str, tuple[str, list[Any], Callable[[int, int], int]]] = {}
@@ -84,14 +91,59 @@ class RuleLensServer(LanguageServer):
         changed = []
         for uri, path in self.session.open_documents().items():
             new = guarded(functools.partial(fingerprint, self.session, path), None)
-            if self.fingerprints.get(uri) != new:
-                self.fingerprints[uri] = new
+            if self.keep_fingerprint(uri, path, new):
                 changed.append(uri)
         return changed
 
     def remember(self, uri: str, path: str) -> None:
         """(batch thread) Record what an open document's views show, to detect changes."""
-        self.fingerprints[uri] = guarded(lambda: fingerprint(self.session, path), None)
+        self.keep_fingerprint(uri, path, guarded(lambda: fingerprint(self.session, path), None))
+
+    def keep_fingerprint(self, uri: str, path: str, value: object) -> bool:
+        """Store ``value`` if ``uri`` is still open as ``path``; whether it changed.
+
+        Work queued by ``didOpen`` may finish after ``didClose``: it must not bring the
+        closed document's state back.
+        """
+        with self._docs_lock:
+            if self.session.opened(uri) != path:
+                return False
+            changed = self.fingerprints.get(uri) != value
+            self.fingerprints[uri] = value
+            return changed
+
+    def forget(self, uri: str) -> None:
+        """(loop) ``didClose``: nothing about the document remains."""
+        with self._docs_lock:
+            self.session.close(uri)
+            self.fingerprints.pop(uri, None)
+        self.findings.pop(uri, None)
+        timer = self._lint_timers.pop(uri, None)
+        if timer is not None:
+            timer.cancel()
+
+    def document_state(self) -> dict[str, int]:
+        """How many entries each per-document table holds (``rulelens/serverStatus``)."""
+        with self._docs_lock:
+            return {"open": len(self.session.open_documents()),
+                    "fingerprints": len(self.fingerprints), "findings": len(self.findings),
+                    "lintTimers": len(self._lint_timers),
+                    "textDocuments": len(self.workspace.text_documents),
+                    "pendingRequests": len(self.protocol._request_futures)}
+
+    def stop(self, timeout: float = 0.5) -> None:
+        """Stop the watchers and worker pools, waiting at most ``timeout`` seconds."""
+        def stop_all() -> None:
+            if self.watcher is not None:
+                self.watcher.stop()
+            if self.memory is not None:
+                self.memory.close()
+            self.batch_pool.shutdown(wait=False, cancel_futures=True)
+            self.thread_pool.shutdown(wait=False, cancel_futures=True)
+
+        worker = threading.Thread(target=lambda: guarded(stop_all, None), daemon=True)
+        worker.start()
+        worker.join(timeout)
 
     def announce(self, changed: list[str]) -> None:
         """(loop) Tell the client which documents' chains changed; refresh lenses, lint."""
@@ -277,13 +329,7 @@ def create_server(environ: Mapping[str, str] | None = None,
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RuleLensServer, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        s.close(uri)
-        ls.fingerprints.pop(uri, None)
-        ls.findings.pop(uri, None)
-        timer = ls._lint_timers.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
+        ls.forget(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     @server.thread()
@@ -353,6 +399,10 @@ def create_server(environ: Mapping[str, str] | None = None,
         chain = s.chain(path) if path is not None else None
         return views.render_payload(chain) if chain is not None else None
 
+    @server.feature(protocol.SERVER_STATUS)
+    def server_status(ls: RuleLensServer, params: Any) -> dict[str, Any]:
+        return {"documents": ls.document_state()}
+
     @server.command(protocol.SHOW_CHAIN)
     @server.thread()
     @_safe(None)
@@ -408,15 +458,19 @@ async def _refresh_all(ls: RuleLensServer) -> None:
 
 
 def serve_stdio() -> int:
-    """Entry point of ``rulelens serve``."""
-    logging.basicConfig(level=logging.WARNING, format="rulelens: %(levelname)s %(message)s")
-    server = create_server()
+    """Entry point of ``rulelens serve``: serve until ``exit`` (or EOF), then end at once.
+
+    The process ends with ``os._exit``: a worker stuck in a system call, or a log line
+    waiting on a stderr pipe nobody reads, must not keep it alive after ``exit``.
+    """
+    flush_logs = log_to_stderr(logging.WARNING, "rulelens: %(levelname)s %(message)s")
+    code = 1
     try:
-        server.start_io()
+        server = create_server()
+        code = serve(server, sys.stdin.buffer, sys.stdout.buffer)
+        server.stop()
+    except BaseException as exc:   # the process ends here whatever happened
+        log.error("the server stopped: %s", exc, exc_info=not isinstance(exc, KeyboardInterrupt))
     finally:
-        if server.watcher is not None:
-            server.watcher.stop()
-        if server.memory is not None:
-            server.memory.close()
-        server.batch_pool.shutdown(wait=False, cancel_futures=True)
-    return 0
+        flush_logs()
+        os._exit(code)
