@@ -33,7 +33,8 @@ TOOLS = Path(os.environ.get("RULELENS_TOOLS", Path.home() / ".cache" / "rulelens
 CODE_SERVER = TOOLS / "code-server-4.139.1" / "node_modules" / ".bin" / "code-server"
 NODE24_BIN = TOOLS / "node24" / "node_modules" / "node" / "bin"
 PLAYWRIGHT_DIR = TOOLS / "playwright-1.65.1"
-VSIX = Path(os.environ.get("RULELENS_VSIX", ROOT / "vscode-client" / "dist" / "rulelens.vsix"))
+VSIX = Path(os.environ.get("RULELENS_VSIX",
+                           ROOT / "vscode-client" / "dist" / "rulelens-linux-x64.vsix"))
 DRIVER = ROOT / "tests" / "e2e" / "vscode" / "e2e.mjs"
 ARTIFACTS = Path(os.environ.get("RULELENS_ARTIFACTS", ROOT / "artifacts"))
 

@@ -11,6 +11,7 @@ import type { ChainNode } from "./chainModel";
 import { registerDocuments, showMemoryStatus, showRenderedPrompt } from "./documents";
 import { reindex, remember } from "./memoryCommands";
 import { searchMemory } from "./memorySearch";
+import { BundledServer } from "./bootstrap";
 import { RuleLensServer } from "./server";
 import { selfTest, type SelfTestOptions } from "./selfTest";
 
@@ -21,7 +22,7 @@ export interface RuleLensApi {
 
 export async function activate(context: vscode.ExtensionContext): Promise<RuleLensApi> {
   const log = vscode.window.createOutputChannel("RuleLens", { log: true });
-  const server = new RuleLensServer(log);
+  const server = new RuleLensServer(log, new BundledServer(context, log));
   const provider = new ActiveRulesProvider(server);
   context.subscriptions.push(log, server);
   const view = registerActiveRules(context, provider);

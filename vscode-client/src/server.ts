@@ -21,6 +21,8 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from "vscode-languageclient/node";
+import type { BundledServer } from "./bootstrap";
+import { usesBundledServer } from "./bootstrapPlan";
 import { Methods, ServerCommands, type ChainChangedParams } from "./protocol";
 import { resolveServerCommand, type ResolvedCommand } from "./serverCommand";
 import { readServerSettings, serverCommandInputs, watchPythonInterpreter } from "./settings";
@@ -49,7 +51,11 @@ export class RuleLensServer implements vscode.Disposable {
   /** Called with the result of `rulelens.showChain` (the code lens): the view reveals itself. */
   onShowChain: ((uri: string | undefined) => void) | undefined;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    /** The server a platform .vsix carries; used unless the settings name another one. */
+    private readonly bundled?: BundledServer,
+  ) {
     this.disposables.push(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("rulelens.server")) void this.restart("server settings changed");
@@ -105,7 +111,18 @@ export class RuleLensServer implements vscode.Disposable {
     this.setStatus({ state: "starting" });
     let resolved: ResolvedCommand;
     try {
-      resolved = resolveServerCommand(await serverCommandInputs());
+      const inputs = await serverCommandInputs();
+      const manifest = usesBundledServer(inputs) ? this.bundled?.manifest() : undefined;
+      if (manifest && this.bundled) {
+        const env = await this.bundled.ensure(manifest, inputs.pythonExtensionInterpreter);
+        if ("failure" in env) {
+          await this.reportFailure(env.failure, env.detail);
+          return;
+        }
+        resolved = { command: env.python, args: ["-m", "rulelens", "serve"], pythonSource: "bundled" };
+      } else {
+        resolved = resolveServerCommand(inputs);
+      }
     } catch (err) {
       await this.reportFailure({ message: `RuleLens: ${String((err as Error).message ?? err)}`, setting: "rulelens.server.command" }, String(err));
       return;

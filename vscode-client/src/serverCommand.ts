@@ -18,7 +18,8 @@ export interface ResolvedCommand {
   command: string;
   args: string[];
   /** Where the interpreter came from, for the log and the error message. */
-  pythonSource: "setting" | "python-extension" | "default" | "not-used";
+  /** "bundled": the venv the extension set up from the wheels its .vsix carries (bootstrap.ts). */
+  pythonSource: "setting" | "python-extension" | "default" | "bundled" | "not-used";
 }
 
 /** Split like a POSIX shell would for simple lines: whitespace, single and double quotes, backslash. */

@@ -22,6 +22,14 @@ export interface Diagnosis {
   setting: "rulelens.server.python" | "rulelens.server.command";
 }
 
+/**
+ * How to get a server, from where the user is: RuleLens is not on a package index, so the
+ * routes are the server a platform .vsix carries, or a wheel or checkout (README "Install").
+ */
+const INSTALL_ROUTES = (python: string) =>
+  `Empty rulelens.server.python to use the server a platform .vsix (rulelens-<platform>.vsix) brings, ` +
+  `or install it there from a RuleLens wheel or checkout: "${python} -m pip install <rulelens .whl or checkout>" (see "Install" in the RuleLens README).`;
+
 export function compareVersions(a: string, b: string): number {
   const pa = a.split(/[.+-]/).map((x) => parseInt(x, 10) || 0);
   const pb = b.split(/[.+-]/).map((x) => parseInt(x, 10) || 0);
@@ -50,14 +58,14 @@ export function diagnose(executable: string, usesPython: boolean, probe: ProbeRe
     const err = probe.stderr ?? "";
     if (probe.exitCode !== 0 && /No module named ['"]?rulelens/.test(err)) {
       return {
-        message: `RuleLens could not start: the "rulelens" package is not installed for ${executable}. Run "${executable} -m pip install rulelens" or choose another interpreter.`,
+        message: `RuleLens could not start: the "rulelens" package is not installed for ${executable}. ${INSTALL_ROUTES(executable)}`,
         setting,
       };
     }
     const version = (probe.stdout ?? "").trim();
     if (probe.exitCode === 0 && version && compareVersions(version, MIN_SERVER_VERSION) < 0) {
       return {
-        message: `RuleLens could not start: rulelens ${version} in ${executable} is older than ${MIN_SERVER_VERSION}. Upgrade it with "${executable} -m pip install -U rulelens".`,
+        message: `RuleLens could not start: rulelens ${version} in ${executable} is older than ${MIN_SERVER_VERSION}. ${INSTALL_ROUTES(executable)}`,
         setting,
       };
     }

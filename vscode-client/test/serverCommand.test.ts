@@ -48,6 +48,9 @@ describe("start-up diagnosis", () => {
   it("tells a missing package from a too-old one", () => {
     const missing = diagnose("/usr/bin/python3", true, { exitCode: 1, stderr: "ModuleNotFoundError: No module named 'rulelens'" }, "closed");
     expect(missing.message).toContain('"rulelens" package is not installed for /usr/bin/python3');
+    // RuleLens is not on an index: the fix names the bundled server or a wheel, never `pip install rulelens`.
+    expect(missing.message).toContain('"/usr/bin/python3 -m pip install <rulelens .whl or checkout>"');
+    expect(missing.message).not.toMatch(/pip install (-U )?rulelens\b/);
     const old = diagnose("/v/python", true, { exitCode: 0, stdout: "0.0.9\n" }, "closed");
     expect(old.message).toContain("rulelens 0.0.9 in /v/python is older than 0.1.0");
     expect(compareVersions("0.10.0", "0.9.9")).toBeGreaterThan(0);

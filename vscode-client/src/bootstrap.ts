@@ -1,0 +1,201 @@
+/**
+ * The server environment a platform .vsix brings along: a venv in the extension's global
+ * storage, filled from the wheels under `bundled/` with `pip install --no-index`.
+ *
+ * First activation creates it behind a progress notification; later activations find the
+ * marker and reuse it; an extension update reinstalls into it. Two windows starting at once
+ * share the work through a lock directory. The plan itself lives in bootstrapPlan.ts.
+ */
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import {
+  MARKER_FILE,
+  VERSION_PROBE,
+  isolatedPipEnv,
+  noPythonMessage,
+  parsePythonVersion,
+  pipInstallArgs,
+  planEnvironment,
+  pythonCandidates,
+  setupFailedMessage,
+  venvPython,
+  type BundleManifest,
+  type EnvMarker,
+} from "./bootstrapPlan";
+
+export type BundledResult = { python: string } | { failure: { message: string; setting: "rulelens.server.python" }; detail: string };
+
+interface RunResult {
+  code: number | null;
+  output: string;
+  error?: string;
+}
+
+const LOCK_STALE_MS = 10 * 60_000;
+
+export class BundledServer {
+  private readonly bundleDir: string;
+  private readonly envDir: string;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.bundleDir = path.join(context.extensionPath, "bundled");
+    this.envDir = path.join(context.globalStorageUri.fsPath, "server-env");
+  }
+
+  /** The manifest of a platform .vsix; undefined for a build without bundled wheels. */
+  manifest(): BundleManifest | undefined {
+    try {
+      return JSON.parse(readFileSync(path.join(this.bundleDir, "manifest.json"), "utf8")) as BundleManifest;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The venv's interpreter, set up first if needed. */
+  async ensure(manifest: BundleManifest, pythonExtension?: string[]): Promise<BundledResult> {
+    const version = String(this.context.extension.packageJSON.version);
+    const python = venvPython(this.envDir, process.platform);
+    const plan = planEnvironment(this.readMarker(), await this.runs(python), version, manifest);
+    if (plan === "reuse") {
+      this.log.info(`bundled server: reusing ${this.envDir} (set up for extension ${version})`);
+      return { python };
+    }
+    mkdirSync(path.dirname(this.envDir), { recursive: true });
+    const release = await this.lock();
+    try {
+      // Another window may have finished the same work while this one waited for the lock.
+      const again = planEnvironment(this.readMarker(), await this.runs(python), version, manifest);
+      if (again === "reuse") {
+        this.log.info(`bundled server: set up by another window in ${this.envDir}`);
+        return { python };
+      }
+      this.log.info(`bundled server: ${again === "create" ? "setting up" : "upgrading"} ${this.envDir} for extension ${version}`);
+      const title = again === "create" ? "RuleLens: first-run set-up" : "RuleLens: updating its server";
+      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, (progress) =>
+        this.setUp(again, manifest, version, python, pythonExtension, (message) => progress.report({ message })),
+      );
+    } finally {
+      release();
+    }
+  }
+
+  private async setUp(
+    plan: "create" | "upgrade",
+    manifest: BundleManifest,
+    version: string,
+    python: string,
+    pythonExtension: string[] | undefined,
+    report: (message: string) => void,
+  ): Promise<BundledResult> {
+    const started = Date.now();
+    let base: { argv: string[]; version: string };
+    if (plan === "create") {
+      const found = await this.findBasePython(manifest, pythonExtension);
+      if (!("argv" in found)) return found;
+      base = found;
+      report(`creating a Python ${base.version} environment…`);
+      rmSync(this.envDir, { recursive: true, force: true });
+      const venv = await this.run([...base.argv, "-m", "venv", this.envDir]);
+      if (venv.code !== 0) return this.failed("venv", base.argv, venv);
+    } else {
+      const marker = this.readMarker();
+      base = { argv: marker?.basePython ?? [python], version: marker?.pythonVersion ?? "?" };
+    }
+    report(`installing rulelens ${manifest.rulelens.version} (bundled)…`);
+    const wheels = path.join(this.bundleDir, "wheels");
+    const install = await this.run([python, ...pipInstallArgs(wheels, manifest)], isolatedPipEnv(process.env, os.devNull));
+    if (install.code !== 0) return this.failed("install", [python], install);
+    const check = await this.run([python, "-c", "import rulelens; print(rulelens.__version__)"]);
+    if (check.code !== 0 || check.output.trim() !== manifest.rulelens.version) return this.failed("check", [python], check);
+    const marker: EnvMarker = {
+      extensionVersion: version,
+      bundleSha256: manifest.sha256,
+      rulelensVersion: manifest.rulelens.version,
+      basePython: base.argv,
+      pythonVersion: base.version,
+    };
+    writeFileSync(path.join(this.envDir, MARKER_FILE), JSON.stringify(marker, null, 2));
+    this.log.info(`bundled server: ready in ${((Date.now() - started) / 1000).toFixed(1)} s (${plan}, Python ${base.version})`);
+    return { python };
+  }
+
+  private async findBasePython(manifest: BundleManifest, pythonExtension?: string[]): Promise<{ argv: string[]; version: string } | BundledResult> {
+    const found: { argv: string[]; version: string }[] = [];
+    for (const argv of pythonCandidates(process.platform, manifest.pythons, pythonExtension)) {
+      const probe = await this.run([...argv, "-c", VERSION_PROBE]);
+      const v = probe.code === 0 ? parsePythonVersion(probe.output) : undefined;
+      if (!v) continue;
+      if (manifest.pythons.includes(v)) return { argv, version: v };
+      found.push({ argv, version: v });
+    }
+    const message = noPythonMessage(manifest.pythons, found);
+    return { failure: { message, setting: "rulelens.server.python" }, detail: `no interpreter with a version in ${manifest.pythons.join(", ")}` };
+  }
+
+  private failed(stage: "venv" | "install" | "check", argv: string[], r: RunResult): BundledResult {
+    const output = r.error ?? r.output;
+    return { failure: { message: setupFailedMessage(stage, argv, output), setting: "rulelens.server.python" }, detail: output };
+  }
+
+  private readMarker(): EnvMarker | undefined {
+    try {
+      return JSON.parse(readFileSync(path.join(this.envDir, MARKER_FILE), "utf8")) as EnvMarker;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async runs(python: string): Promise<boolean> {
+    return existsSync(python) && (await this.run([python, "-c", "pass"])).code === 0;
+  }
+
+  /** Runs argv to completion; output (stdout and stderr) goes to the log as it comes. */
+  private run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<RunResult> {
+    return new Promise((resolve) => {
+      let output = "";
+      const child = spawn(argv[0], argv.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
+      const collect = (d: Buffer) => {
+        output += String(d);
+      };
+      child.stdout.on("data", collect);
+      child.stderr.on("data", collect);
+      child.on("error", (e) => resolve({ code: null, output, error: `${argv[0]}: ${e.message}` }));
+      child.on("close", (code) => {
+        if (code !== 0 || argv.includes("pip")) this.log.info(`$ ${argv.join(" ")} -> ${code}\n${output.trim()}`);
+        resolve({ code, output });
+      });
+    });
+  }
+
+  /** A lock directory next to the venv; a lock older than ten minutes is taken as abandoned. */
+  private async lock(): Promise<() => void> {
+    const dir = `${this.envDir}.lock`;
+    for (;;) {
+      try {
+        mkdirSync(dir);
+        return () => rmSync(dir, { recursive: true, force: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      let age = 0;
+      try {
+        age = Date.now() - statSync(dir).mtimeMs;
+      } catch {
+        continue;
+      }
+      if (age > LOCK_STALE_MS) {
+        this.log.warn(`bundled server: removing an abandoned lock ${dir}`);
+        rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
