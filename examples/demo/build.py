@@ -5,11 +5,15 @@ Usage: python examples/demo/build.py DEST
 Creates ``DEST/repo`` (``git init``, an ``origin`` remote so the memory workspace name is
 stable, one commit) and ``DEST/home`` (use it as ``HOME``; ``DEST/home/.grok`` is
 ``GROK_HOME``). The repository's ``.gitignore`` is stored here as ``gitignore`` so that it
-does not hide ``CLAUDE.local.md`` from RuleLens' own repository. Rebuilding replaces DEST.
+does not hide ``CLAUDE.local.md`` from RuleLens' own repository. The home trusts the
+repository for Gemini CLI (``~/.gemini/trustedFolders.json``; folder trust is on by default
+there), so ``rulelens chain --agent all`` shows what each agent loads once the user has
+said yes. Rebuilding replaces DEST.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -42,6 +46,11 @@ def build(dest: str) -> dict[str, str]:
         subprocess.run(["git", *args], cwd=repo, env=git_env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    gemini = os.path.join(home, ".gemini")
+    os.makedirs(gemini, exist_ok=True)
+    with open(os.path.join(gemini, "trustedFolders.json"), "w", encoding="utf-8") as fh:
+        json.dump({repo: "TRUST_FOLDER"}, fh, indent=2)
+        fh.write("\n")
     git("init", "-q", "-b", "main")
     git("remote", "add", "origin", ORIGIN)
     git("add", "-A")

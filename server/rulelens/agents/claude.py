@@ -1,0 +1,314 @@
+"""Claude Code (closed source): CLAUDE.md files, ``.claude/rules`` and ``@path`` imports,
+per Claude Code docs (research agent-profiles.md §3; every detail text says so).
+
+Start (facts 1-5): the managed file, ``~/.claude/CLAUDE.md`` and ``~/.claude/rules``, then
+for every directory from ``/`` down to the start directory ``CLAUDE.md``,
+``.claude/CLAUDE.md``, the unscoped ``.claude/rules/**/*.md`` and ``CLAUDE.local.md``.
+On read (8-12): files in directories below the start directory on the way to the file,
+and rules whose ``paths`` match it. Imports (13-15): relative to the importing file, not in
+code, four hops; outside the start directory they wait for a one-time approval. Limits
+(16-19): block HTML comments hidden, files over 4 MiB skipped, ``claudeMdExcludes``.
+AGENTS.md (20-22): not read unless the ``agents-md@builtin`` option says so.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from rulelens.agents import fsio
+from rulelens.agents.globmatch import first_match, split_globs
+from rulelens.agents.imports import claude_imports, line_of
+from rulelens.agents.meta import yaml_meta
+from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
+
+ID = "claude"
+DISPLAY = "Claude Code"
+DOCS = "per Claude Code docs, 2026-08"
+MANAGED = "/etc/claude-code/CLAUDE.md"
+MAX_FILE = 4 * 1024 * 1024
+MAX_HOPS = 4
+KINDS = {
+    "managed": "managed policy instructions",
+    "user": "user's private global instructions for all projects",
+    "project": "project instructions, checked into the codebase",
+    "local": "user's private project instructions, not checked in",
+}
+PREAMBLE = (
+    "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n"
+    "# claudeMd\nCodebase and user instructions are shown below. Be sure to adhere to these"
+    " instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST"
+    " follow them exactly as written.\n\n"
+)
+CLOSING = "</system-reminder>"
+AGENTS_MODES = ("claude-md", "claude-md-or-agents-md", "claude-md-and-agents-md",
+                "managed-only", "claude", "agents-fallback", "both", "none")
+
+
+def _read_json(path: str) -> dict[str, Any]:
+    text = fsio.read_text(path, 1 << 20)
+    if text is None:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def settings(home: str, cwd: str) -> tuple[list[str], str]:
+    """``(claudeMdExcludes merged over the layers, agents-md mode)``."""
+    layers = [os.path.join(home, ".claude", "settings.json"),
+              os.path.join(cwd, ".claude", "settings.json"),
+              os.path.join(cwd, ".claude", "settings.local.json")]
+    excludes: list[str] = []
+    mode = "claude-md"
+    for i, path in enumerate(layers):
+        data = _read_json(path)
+        ex = data.get("claudeMdExcludes")
+        if isinstance(ex, list):
+            excludes.extend(e for e in ex if isinstance(e, str))
+        if i == 0:  # the option is read from user (or managed) settings only
+            opts = (data.get("pluginConfigs") or {}).get("agents-md@builtin", {})
+            opts = opts.get("options", {}) if isinstance(opts, dict) else {}
+            for key in ("instructionFiles", "projectInstructions"):
+                if isinstance(opts, dict) and opts.get(key) in AGENTS_MODES:
+                    mode = str(opts[key])
+    return excludes, mode
+
+
+def _excluded(path: str, excludes: list[str]) -> str | None:
+    for pattern in excludes:
+        if fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, pattern.rstrip("/")
+                                                                       + "/**"):
+            return pattern
+    return None
+
+
+_BLOCK_COMMENT = re.compile(r"^[ \t]*<!--[\s\S]*?-->[ \t]*\n?", re.MULTILINE)
+
+
+def hide_comments(text: str) -> str:
+    """Block-level HTML comments are hidden (fact 16); not inside fenced code."""
+    out, pos = [], 0
+    for m in re.finditer(r"^ {0,3}(```|~~~)[\s\S]*?(?:^ {0,3}\1[^\n]*$|\Z)", text, re.MULTILINE):
+        out.append(_BLOCK_COMMENT.sub("", text[pos:m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_BLOCK_COMMENT.sub("", text[pos:]))
+    return "".join(out)
+
+
+class _Loader:
+    def __init__(self, cwd: str, home: str, excludes: list[str], b: ViewBuilder) -> None:
+        self.cwd = cwd
+        self.home = home
+        self.excludes = excludes
+        self.b = b
+        self.blocks: list[tuple[str, str, str]] = []  # path, kind, content
+
+    def load(self, path: str, when: When, why: str, kind: str, role: Role,
+             imported_by: str | None = None, hops: int = 0,
+             chain: frozenset[str] = frozenset()) -> bool:
+        if self.b.loaded(path):
+            return True
+        size = fsio.size(path)
+        if kind != "managed":
+            pattern = _excluded(path, self.excludes)
+            if pattern is not None:
+                self.b.skip(path, "excluded", f"excluded by claudeMdExcludes {pattern!r}"
+                            f" ({DOCS})", imported_by)
+                return False
+        if size > MAX_FILE:
+            self.b.skip(path, "too-large", f"{size:,} bytes: Claude Code skips a file over 4 MiB"
+                        f" whole ({DOCS})", imported_by)
+            return False
+        text = fsio.read_text(path)
+        if text is None:
+            self.b.skip(path, "unreadable", "cannot be read", imported_by)
+            return False
+        _meta, body, _err = yaml_meta(text) if kind == "rule" else ({}, text, None)
+        shown = hide_comments(body)
+        self.b.add(ViewFile(path, when, why, kind, role, size, shown, imported_by=imported_by))
+        self.blocks.append((path, "local" if os.path.basename(path) == "CLAUDE.local.md"
+                            else ("user" if role == "home" else kind), shown))
+        self._imports(path, shown, when, role, hops, chain | {path})
+        return True
+
+    def _imports(self, owner: str, text: str, when: When, role: Role, hops: int,
+                 chain: frozenset[str]) -> None:
+        for offset, spec in claude_imports(text):
+            line = line_of(text, offset)
+            if spec.startswith("~/"):
+                target = os.path.join(self.home, spec[2:])
+            else:
+                target = os.path.normpath(os.path.join(os.path.dirname(owner), spec))
+            depth = hops + 1
+            where = f"@{spec} in {os.path.basename(owner)}:{line}"
+            if target in chain:
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "cycle", depth))
+                self.b.skip(target, "import-cycle", f"{where} imports a file already on this"
+                            f" import chain (cycle; {DOCS})", owner)
+                continue
+            if depth > MAX_HOPS:
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "depth", depth))
+                self.b.skip(target, "import-depth", f"{where} is hop {depth}; Claude Code follows"
+                            f" imports {MAX_HOPS} hops deep ({DOCS}; older builds: 5)", owner)
+                continue
+            if not fsio.is_file(target):
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", depth))
+                self.b.skip(target, "import-missing", f"{where}: no such file", owner)
+                continue
+            if not fsio.is_below(os.path.realpath(target), os.path.realpath(self.cwd)) \
+                    and role == "project":
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "needs-approval",
+                                                 depth))
+                self.b.skip(target, "import-needs-approval",
+                            f"{where} points outside the start directory: Claude Code asks once"
+                            " per project before loading it, and `claude -p` never asks"
+                            f" ({DOCS})", owner)
+                continue
+            self.b.imports.append(ImportEdge(owner, line, spec, target, "inlined", depth))
+            self.load(target, when, f"imported by {where} (hop {depth})", "import", role,
+                      imported_by=owner, hops=depth, chain=chain)
+
+
+def _rules(d: str) -> list[str]:
+    return fsio.walk_files(os.path.join(d, ".claude", "rules"), ".md")
+
+
+def _rel(file: str | None, base: str) -> str | None:
+    if file is None or not fsio.is_below(file, base) or file == base:
+        return None
+    return os.path.relpath(file, base).replace(os.sep, "/")
+
+
+def _rule(ld: _Loader, path: str, base: str, file: str | None, when_unscoped: When,
+          why_unscoped: str, role: Role) -> None:
+    text = fsio.read_text(path, 1 << 20) or ""
+    meta, _body, err = yaml_meta(text)
+    globs = split_globs(meta.get("paths")) if "paths" in meta else []
+    if err:
+        ld.b.notes.append(f"{path}: {err}; Claude Code then treats it as unscoped")
+    if not globs:
+        ld.load(path, when_unscoped, why_unscoped, "rule", role)
+        return
+    rel = _rel(file, base)
+    hit = first_match(globs, rel) if rel is not None else None
+    if hit is not None:
+        ld.load(path, "on-read", f"paths: {hit} matches {rel}; loaded when Claude reads the file"
+                f" (not on Write of a new file, nor Bash reads; {DOCS})", "rule", role)
+    else:
+        ld.b.skip(path, "paths-no-match",
+                  f"paths: {', '.join(globs)} — does not match "
+                  f"{rel if rel is not None else 'this file (outside ' + base + ')'} ({DOCS})")
+
+
+def view(cwd: str, file: str | None, env: Mapping[str, str], managed: str = MANAGED) -> AgentView:
+    home = env.get("HOME") or os.path.expanduser("~")
+    excludes, mode = settings(home, cwd)
+    b = ViewBuilder()
+    ld = _Loader(cwd, home, excludes, b)
+    off = next((v for v in ("CLAUDE_CODE_SAFE_MODE", "CLAUDE_CODE_SIMPLE") if env.get(v)), None)
+    if off:
+        b.notes.append(f"{off} is set: Claude Code loads no CLAUDE.md files ({DOCS}).")
+        return _finish(cwd, file, None, b, ld)
+    if fsio.is_file(managed):
+        ld.load(managed, "start", f"managed policy file (cannot be excluded; {DOCS})", "managed",
+                "home")
+    if mode in ("managed-only", "none"):
+        b.notes.append(f"agents-md@builtin option {mode!r}: only the managed file loads.")
+        return _finish(cwd, file, None, b, ld)
+    user_dir = os.path.join(home, ".claude")
+    if fsio.is_file(os.path.join(user_dir, "CLAUDE.md")):
+        ld.load(os.path.join(user_dir, "CLAUDE.md"), "start", f"user file ~/.claude/CLAUDE.md"
+                f" ({DOCS})", "user", "home")
+    for r in _rules(home):
+        _rule(ld, r, cwd, file, "start", f"user rule in ~/.claude/rules, before project rules"
+              f" ({DOCS})", "home")
+    chain_dirs = fsio.ancestors(cwd)[::-1]
+    for d in chain_dirs:
+        if d == home and d != cwd:
+            continue  # ~/.claude is the user layer, handled above
+        where = "the start directory" if d == cwd else f"{d}/ (an ancestor of the start dir)"
+        _directory(ld, d, file, "start", f"in {where}; every directory from / down to the start"
+                   f" directory loads ({DOCS})")
+    if file is not None:
+        for d in fsio.between(cwd, os.path.dirname(file)):
+            rel = os.path.relpath(d, cwd)
+            _directory(ld, d, file, "on-read", f"nested in {rel}/: loaded when Claude reads a file"
+                       f" below it ({DOCS})")
+    _agents_md(ld, chain_dirs, file, mode)
+    return _finish(cwd, file, None, b, ld)
+
+
+def _directory(ld: _Loader, d: str, file: str | None, when: When, why: str) -> None:
+    for rel in ("CLAUDE.md", os.path.join(".claude", "CLAUDE.md")):
+        p = os.path.join(d, rel)
+        if fsio.is_file(p):
+            ld.load(p, when, f"{rel} {why}", "project", "project")
+    for r in _rules(d):
+        _rule(ld, r, d, file, when, f"unscoped rule (no paths) {why}", "project")
+    local = os.path.join(d, "CLAUDE.local.md")
+    if fsio.is_file(local):
+        ld.load(local, when, f"CLAUDE.local.md (private, appended at its level) {why}", "project",
+                "project")
+
+
+def _agents_md(ld: _Loader, chain_dirs: list[str], file: str | None, mode: str) -> None:
+    dirs = list(chain_dirs)
+    if file is not None:
+        dirs += fsio.between(chain_dirs[-1], os.path.dirname(file))
+    claude_names = ("CLAUDE.md", os.path.join(".claude", "CLAUDE.md"), "CLAUDE.local.md")
+    has_claude = any(fsio.is_file(os.path.join(d, n)) for d in chain_dirs for n in claude_names)
+    fallback = mode in ("claude-md-or-agents-md", "agents-fallback")
+    both = mode in ("claude-md-and-agents-md", "both")
+    for d in dirs:
+        for name in ("AGENTS.md", os.path.join(".claude", "AGENTS.md"), "AGENTS.override.md"):
+            p = os.path.join(d, name)
+            if not fsio.is_file(p) or ld.b.loaded(p):
+                continue
+            twin = next((f.path for f in ld.b.files() if _same(f.path, p)), None)
+            if twin is not None:
+                ld.b.skip(p, "same-file", f"the same file as {twin} (a link): its text loads"
+                          " under that name")
+            elif name == "AGENTS.override.md":
+                ld.b.skip(p, "not-read", f"Claude Code never reads AGENTS.override.md ({DOCS})")
+            elif both or (fallback and not has_claude):
+                when: When = "start" if d in chain_dirs else "on-read"
+                ld.load(p, when, f"{name} via the agents-md@builtin option {mode!r} ({DOCS})",
+                        "project", "project")
+            else:
+                ld.b.skip(p, "not-read",
+                          f"Claude Code reads CLAUDE.md, not AGENTS.md ({DOCS}); import it with"
+                          " @AGENTS.md or link CLAUDE.md to it. Builds with agents-md@builtin"
+                          " (2.1.277+) read it only when no CLAUDE.md exists")
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _finish(cwd: str, file: str | None, root: str | None, b: ViewBuilder,
+            ld: _Loader) -> AgentView:
+    return AgentView(ID, DISPLAY, cwd, file, root, b.files(), b.not_loaded(),
+                     imports=tuple(b.imports), notes=tuple(b.notes), basis="docs",
+                     basis_label=DOCS, rendered=render(ld.blocks, b.files()))
+
+
+def render(blocks: list[tuple[str, str, str]], files: tuple[ViewFile, ...]) -> str:
+    """The start-up ``<system-reminder>`` (framing per observed output, 3p), imported files
+    as their own blocks after the importer; on-read files are not part of it."""
+    start = {f.path for f in files if f.when == "start"}
+    parts = [f"Contents of {p} ({KINDS.get(kind, KINDS['project'])}):\n\n{c}"
+             for p, kind, c in blocks if p in start]
+    if not parts:
+        return ""
+    return PREAMBLE + "\n\n".join(parts) + "\n" + CLOSING

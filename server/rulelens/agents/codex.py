@@ -1,0 +1,248 @@
+"""Codex CLI: which AGENTS.md files it injects, exact from source (research §1).
+
+Facts (numbers are agent-profiles.md §1): the global file in ``$CODEX_HOME`` (1-4), the
+project root by ``project_root_markers`` (6-10), one file per directory root → cwd with
+``AGENTS.override.md`` > ``AGENTS.md`` > fallbacks (11-16), one shared
+``project_doc_max_bytes`` budget cut at the byte (17-22), no frontmatter/imports (24),
+lossy UTF-8 (25), the untrusted-project gate of newer builds (27), deeper files only
+advised to the model (28), and the framing (29-31).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from typing import Any
+
+from rulelens.agents import fsio
+from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
+
+ID = "codex"
+DISPLAY = "Codex CLI"
+OVERRIDE = "AGENTS.override.md"
+DEFAULT = "AGENTS.md"
+DEFAULT_MAX_BYTES = 32 * 1024
+SEPARATOR = "\n\n--- project-doc ---\n\n"
+MODEL_TOLD = ("When working in a subdirectory of CWD, or a directory outside the CWD, check for"
+              " any AGENTS.md files that may be applicable.")
+
+
+def codex_home(env: Mapping[str, str]) -> str:
+    if env.get("CODEX_HOME"):
+        return env["CODEX_HOME"]
+    home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".codex")
+
+
+def read_config(env: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
+    """``$CODEX_HOME/config.toml`` as a table, or ``({}, error)``."""
+    path = os.path.join(codex_home(env), "config.toml")
+    data = fsio.read_bytes(path, 1 << 20)
+    if isinstance(data, str):
+        return {}, None
+    try:
+        return tomllib.loads(data.decode("utf-8", errors="replace")), None
+    except tomllib.TOMLDecodeError as exc:
+        return {}, f"{path}: {exc}"
+
+
+def settings(config: Mapping[str, Any]) -> tuple[int, list[str], list[str], list[str]]:
+    """``(max_bytes, fallbacks, markers, warnings)`` with the agent's defaults."""
+    warnings: list[str] = []
+    raw = config.get("project_doc_max_bytes", DEFAULT_MAX_BYTES)
+    max_bytes = raw if isinstance(raw, int) and raw >= 0 else DEFAULT_MAX_BYTES
+    fallbacks: list[str] = []
+    for name in config.get("project_doc_fallback_filenames", []) or []:
+        if not isinstance(name, str):
+            continue
+        name = name.strip()
+        if not name or name in fallbacks or name in (OVERRIDE, DEFAULT):
+            continue
+        if name in (".", "..") or "/" in name or "\0" in name:
+            warnings.append(f"project_doc_fallback_filenames: {name!r} ignored (not a plain"
+                            " file name)")
+            continue
+        fallbacks.append(name)
+    markers_raw = config.get("project_root_markers", [".git"])
+    if isinstance(markers_raw, list) and all(isinstance(m, str) for m in markers_raw):
+        markers = list(markers_raw)
+    else:
+        warnings.append("invalid project_root_markers: using the default [\".git\"]")
+        markers = [".git"]
+    return max_bytes, fallbacks, markers, warnings
+
+
+def project_root(cwd: str, markers: list[str]) -> str | None:
+    """Nearest ancestor-or-self of ``cwd`` (lexical spelling) holding any marker entry."""
+    if not markers:
+        return None
+    for d in fsio.ancestors(cwd):
+        if any(os.path.lexists(os.path.join(d, m)) for m in markers):
+            return d
+    return None
+
+
+def untrusted(config: Mapping[str, Any], dirs: list[str]) -> str | None:
+    """The ``[projects."<path>"]`` key marking one of ``dirs`` untrusted, if any."""
+    projects = config.get("projects")
+    if not isinstance(projects, dict):
+        return None
+    for d in dirs:
+        entry = projects.get(d)
+        if isinstance(entry, dict) and entry.get("trust_level") == "untrusted":
+            return d
+    return None
+
+
+def _candidates(fallbacks: list[str]) -> list[str]:
+    return [OVERRIDE, DEFAULT, *fallbacks]
+
+
+def _pick(directory: str, names: list[str]) -> tuple[str | None, list[str]]:
+    """The first candidate that is a regular file, and the other existing candidates."""
+    chosen = None
+    others = []
+    for name in names:
+        p = os.path.join(directory, name)
+        if chosen is None and fsio.is_file(p):
+            chosen = p
+        elif fsio.exists(p):
+            others.append(p)
+    return chosen, others
+
+
+def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
+    config, config_error = read_config(env)
+    max_bytes, fallbacks, markers, warnings = settings(config)
+    b = ViewBuilder()
+    b.notes.extend(warnings)
+    if config_error:
+        b.notes.append(f"config.toml not read: {config_error}")
+    home = codex_home(env)
+    global_text = _global(home, b)
+
+    root = project_root(cwd, markers)
+    dirs = fsio.ancestors(cwd, root)[::-1] if root else [cwd]
+    names = _candidates(fallbacks)
+    gate = untrusted(config, [d for d in (root, cwd) if d])
+    project: list[str] = []
+    remaining = max_bytes
+    for d in dirs:
+        chosen, others = _pick(d, names)
+        for other in others:
+            why = ("a directory, not a file" if fsio.is_dir(other) and chosen is None else
+                   f"Codex reads at most one file per directory; {os.path.basename(chosen or '')}"
+                   " wins here (AGENTS.override.md > AGENTS.md > fallbacks)")
+            b.skip(other, "shadowed" if chosen else "not-a-file", why)
+        if chosen is None:
+            continue
+        if gate is not None:
+            b.skip(chosen, "untrusted-folder",
+                   "Codex loads no project AGENTS.md in an untrusted project"
+                   f" ([projects.\"{gate}\"] trust_level = \"untrusted\" in config.toml);"
+                   " newer builds only")
+            continue
+        if max_bytes == 0:
+            b.skip(chosen, "budget-disabled", "project_doc_max_bytes = 0 disables project docs")
+            continue
+        if remaining == 0:
+            b.skip(chosen, "over-budget",
+                   f"project_doc_max_bytes ({max_bytes:,} bytes) is spent by the files above;"
+                   " Codex drops every deeper file")
+            continue
+        data = fsio.read_bytes(chosen, max(remaining, 0) + 1 if remaining else 1)
+        if isinstance(data, str):
+            b.skip(chosen, "unreadable", f"cannot be read ({data}); Codex aborts project docs")
+            continue
+        size = fsio.size(chosen)
+        cut = data[:remaining]
+        truncated = len(data) > remaining
+        text = cut.decode("utf-8", errors="replace")
+        if not text.strip():
+            reason = ("an AGENTS.override.md that is empty still wins its directory; "
+                      "nothing is injected and its AGENTS.md stays unread"
+                      if os.path.basename(chosen) == OVERRIDE else
+                      "empty (only white space): skipped, costs no budget")
+            b.skip(chosen, "empty", reason)
+            continue
+        remaining -= len(cut)
+        rel = "the start directory" if d == cwd else f"{_short(d, root)}/"
+        why = (f"{os.path.basename(chosen)} in {rel} (project root → start dir, one file per"
+               " directory)")
+        if truncated:
+            why += (f"; cut at byte {len(cut):,} of {size:,}: project_doc_max_bytes"
+                    f" ({max_bytes:,}) shared by the chain")
+        b.add(ViewFile(chosen, "start", why, "project", "project", size, text,
+                       truncated_at=len(cut) if truncated else None))
+        project.append(text)
+
+    if file is not None:
+        _deeper(cwd, file, names, b)
+    if root is None:
+        b.notes.append("No project root marker (" + (", ".join(markers) or "none configured")
+                       + ") above the start directory: Codex reads only the start directory.")
+    if gate is not None:
+        b.notes.append(f"Project marked untrusted in config.toml ({gate}): no project docs.")
+    if remaining == 0 and max_bytes:
+        b.notes.append(f"project_doc_max_bytes ({max_bytes:,}) reached.")
+    return AgentView(
+        ID, DISPLAY, cwd, file, root, b.files(), b.not_loaded(), notes=tuple(b.notes),
+        basis="code", basis_label="exact from Codex source (agents_md.rs @0cf644af)",
+        rendered=render(cwd, global_text, project),
+        extra={"budget": max_bytes, "remaining": remaining},
+    )
+
+
+def _global(home: str, b: ViewBuilder) -> str | None:
+    for name in (OVERRIDE, DEFAULT):
+        p = os.path.join(home, name)
+        if not fsio.exists(p):
+            continue
+        data = fsio.read_bytes(p)
+        if isinstance(data, str):
+            b.skip(p, "unreadable", f"Failed to read global AGENTS.md instructions ({data})")
+            continue
+        text = data.decode("utf-8", errors="replace").strip()
+        if not text:
+            b.skip(p, "empty", "empty global file: Codex falls through to the next name")
+            continue
+        b.add(ViewFile(p, "start", f"global {name} in $CODEX_HOME (trimmed, no byte cap)",
+                       "global", "home", len(data), text))
+        other = os.path.join(home, DEFAULT)
+        if name == OVERRIDE and fsio.exists(other):
+            b.skip(other, "shadowed", "the global AGENTS.override.md wins over AGENTS.md")
+        return text
+    return None
+
+
+def _deeper(cwd: str, file: str, names: list[str], b: ViewBuilder) -> None:
+    fdir = os.path.dirname(file)
+    for d in fsio.between(cwd, fdir):
+        chosen, others = _pick(d, names)
+        for other in others:
+            b.skip(other, "shadowed", "Codex reads at most one file per directory;"
+                   f" {os.path.basename(chosen or '')} wins here")
+        if chosen is not None and not b.loaded(chosen):
+            data = fsio.read_bytes(chosen)
+            text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else ""
+            b.add(ViewFile(chosen, "may",
+                           "below the start directory: not injected; Codex's base prompt tells"
+                           " the model to check for AGENTS.md files in subdirectories",
+                           "project", "project", fsio.size(chosen), text))
+
+
+def _short(d: str, root: str | None) -> str:
+    if root and fsio.is_below(d, root):
+        rel = os.path.relpath(d, root)
+        return "." if rel == "." else rel
+    return d
+
+
+def render(cwd: str, global_text: str | None, project: list[str]) -> str:
+    """The one user-role message Codex sends (fact 30-31, single environment)."""
+    body = "\n\n".join(project)
+    text = global_text + SEPARATOR + body if global_text and body else global_text or body
+    if not text:
+        return ""
+    return f"# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"

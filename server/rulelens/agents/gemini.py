@@ -1,0 +1,368 @@
+"""Gemini CLI: GEMINI.md tiers, on-read (JIT) files and ``@path`` imports, exact from
+source at 5411f113 (research agent-profiles.md §2, facts numbered there).
+
+Names (1-2): ``context.fileName`` entries first, then ``GEMINI.md``. Start-up (3-10):
+``~/.gemini/<name>``, then — only in a trusted folder — every name in every directory from
+the start directory up to the nearest ``context.memoryBoundaryMarkers`` directory,
+de-duplicated by file identity and **sorted as strings**. Folder trust is on by default
+and a folder is trusted only by ``~/.gemini/trustedFolders.json`` (9a). On read (11-13):
+from the file's directory up to the same ceiling, only inside the start directory. Imports
+(15-21) expand inline, tree format. Framing (22): ``--- Context from: <path> ---``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rulelens.agents import fsio
+from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
+from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
+
+ID = "gemini"
+DISPLAY = "Gemini CLI"
+DEFAULT_NAME = "GEMINI.md"
+MAX_IMPORT_DEPTH = 5
+JIT_OPEN = "\n\n--- Newly Discovered Project Context ---\n"
+JIT_CLOSE = "\n--- End Project Context ---"
+
+
+def gemini_dir(env: Mapping[str, str]) -> str:
+    home = env.get("GEMINI_CLI_HOME") or env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".gemini")
+
+
+def _strip_json_comments(text: str) -> str:
+    out, i, n, in_str = [], 0, len(text), False
+    while i < n:
+        c = text[i]
+        if in_str:
+            out.append(c)
+            if c == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 1
+            elif c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+            out.append(c)
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            continue
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def read_json(path: str) -> dict[str, Any]:
+    text = fsio.read_text(path, 1 << 20)
+    if text is None:
+        return {}
+    try:
+        data = json.loads(_strip_json_comments(text))
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+@dataclass(frozen=True)
+class Settings:
+    names: tuple[str, ...]
+    markers: tuple[str, ...]
+    folder_trust: bool
+    import_format: str
+
+
+def _get(data: Mapping[str, Any], dotted: str) -> Any:
+    cur: Any = data
+    for key in dotted.split("."):
+        if not isinstance(cur, dict) or key not in cur:
+            return None
+        cur = cur[key]
+    return cur
+
+
+def file_names(configured: object) -> tuple[str, ...]:
+    """Fact 1-2: configured names (string or list) first, then ``GEMINI.md``; trimmed,
+    normalised, empty ones dropped, de-duplicated."""
+    raw = [configured] if isinstance(configured, str) else (
+        configured if isinstance(configured, list) else [])
+    out: list[str] = []
+    for name in [*raw, DEFAULT_NAME]:
+        if not isinstance(name, str) or not name.strip():
+            continue
+        norm = os.path.normpath(name.strip())
+        if norm not in out:
+            out.append(norm)
+    return tuple(out)
+
+
+def settings(env: Mapping[str, str], cwd: str) -> Settings:
+    user = read_json(os.path.join(gemini_dir(env), "settings.json"))
+    merged = dict(user)
+    workspace = read_json(os.path.join(cwd, ".gemini", "settings.json"))
+    for section in ("context",):
+        if isinstance(workspace.get(section), dict):
+            merged[section] = {**(merged.get(section) or {}), **workspace[section]}
+    markers = _get(merged, "context.memoryBoundaryMarkers")
+    if not (isinstance(markers, list) and all(isinstance(m, str) for m in markers)):
+        markers = [".git"]
+    trust = _get(user, "security.folderTrust.enabled")
+    return Settings(
+        names=file_names(_get(merged, "context.fileName")),
+        markers=tuple(markers),
+        folder_trust=trust if isinstance(trust, bool) else True,
+        import_format="flat" if _get(merged, "context.importFormat") == "flat" else "tree",
+    )
+
+
+def trust_state(env: Mapping[str, str], cwd: str, enabled: bool) -> tuple[bool, str]:
+    """Fact 9/9a: ``(trusted, why)``; env ``GEMINI_CLI_TRUST_WORKSPACE`` first, then the
+    longest matching rule of ``~/.gemini/trustedFolders.json``; no rule ⇒ not trusted."""
+    forced = env.get("GEMINI_CLI_TRUST_WORKSPACE")
+    if forced in ("true", "false"):
+        return forced == "true", f"GEMINI_CLI_TRUST_WORKSPACE={forced}"
+    if not enabled:
+        return True, "folder trust is switched off (security.folderTrust.enabled = false)"
+    path = os.path.join(gemini_dir(env), "trustedFolders.json")
+    rules = read_json(path)
+    real = os.path.realpath(cwd)
+    best_len, best = -1, None
+    for rule_path, level in rules.items():
+        if level not in ("TRUST_FOLDER", "TRUST_PARENT", "DO_NOT_TRUST"):
+            continue
+        effective = os.path.dirname(rule_path) if level == "TRUST_PARENT" else rule_path
+        effective = os.path.realpath(effective) if fsio.exists(effective) else effective
+        if fsio.is_below(real, effective.rstrip("/") or "/") and len(rule_path) > best_len:
+            best_len, best = len(rule_path), (rule_path, level)
+    if best is None:
+        return False, ("folder not trusted: Gemini CLI's folder trust is on by default and"
+                       f" {path} has no rule for it; trust it when Gemini asks (or /permissions)")
+    if best[1] == "DO_NOT_TRUST":
+        return False, f"{best[0]} is DO_NOT_TRUST in trustedFolders.json"
+    return True, f"{best[0]} is {best[1]} in trustedFolders.json"
+
+
+def project_root(start: str, markers: tuple[str, ...]) -> str | None:
+    if not markers:
+        return None
+    usable = [m for m in markers if not os.path.isabs(m) and ".." not in m]
+    for d in fsio.ancestors(start):
+        if any(fsio.exists(os.path.join(d, m)) or os.path.lexists(os.path.join(d, m))
+               for m in usable):
+            return d
+    return None
+
+
+def _upward(start: str, stop: str, names: tuple[str, ...], gdir: str) -> list[str]:
+    """``findUpwardGeminiFiles``: readable names per directory, root-most first."""
+    found: list[str] = []
+    for d in fsio.ancestors(start, stop):
+        if d == gdir:
+            break
+        here = [os.path.join(d, n) for n in names if fsio.readable(os.path.join(d, n))]
+        found = here + found
+    return found
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _js_sort_key(s: str) -> bytes:
+    return s.encode("utf-16-be", errors="surrogatepass")
+
+
+def _dedup_sorted(paths: list[str]) -> list[str]:
+    out: list[str] = []
+    ids: set[tuple[int, int]] = set()
+    for p in dict.fromkeys(paths):
+        ident = _identity(p)
+        if ident is not None and ident in ids:
+            continue
+        if ident is not None:
+            ids.add(ident)
+        out.append(p)
+    return sorted(out, key=_js_sort_key)
+
+
+class _Expander:
+    """Tree-format import expansion (facts 15-21) that records every edge."""
+
+    def __init__(self, b: ViewBuilder, markers: tuple[str, ...], when: When) -> None:
+        self.b = b
+        self.markers = markers
+        self.when = when
+        self.imported: list[ViewFile] = []
+
+    def expand(self, content: str, base: str, chain: frozenset[str], depth: int,
+               project: str, owner: str) -> str:
+        regions = gemini_code_regions(content)
+        if depth >= MAX_IMPORT_DEPTH:
+            for start, _e, spec in gemini_imports(content):
+                if not in_regions(start, regions):
+                    self.b.imports.append(ImportEdge(owner, line_of(content, start), spec,
+                                                     None, "depth", depth + 1))
+            return content
+        out, last = [], 0
+        for start, end, spec in gemini_imports(content):
+            out.append(content[last:start])
+            last = end
+            if in_regions(start, regions):
+                out.append("@" + spec)
+                continue
+            line = line_of(content, start)
+            full = os.path.normpath(os.path.join(base, spec))
+            if re.match(r"^(file|https?)://", spec) or not _inside(full, project):
+                out.append(f"<!-- Import failed: {spec} - Path traversal attempt -->")
+                self.b.imports.append(ImportEdge(owner, line, spec, full, "outside", depth + 1))
+                self.b.skip(full, "import-outside",
+                            f"@{spec} in {owner}:{line} points outside the project root"
+                            f" ({project}); Gemini CLI refuses it", owner)
+                continue
+            if full in chain:
+                out.append(f"<!-- File already processed: {spec} -->")
+                self.b.imports.append(ImportEdge(owner, line, spec, full, "cycle", depth + 1))
+                continue
+            data = fsio.read_bytes(full) if fsio.exists(full) else (
+                f"ENOENT: no such file or directory, access '{full}'")
+            if isinstance(data, str):
+                out.append(f"<!-- Import failed: {spec} - {data} -->")
+                self.b.imports.append(ImportEdge(owner, line, spec, full, "missing", depth + 1))
+                self.b.skip(full, "import-missing",
+                            f"@{spec} in {owner}:{line}: {data}", owner)
+                continue
+            text = data.decode("utf-8", errors="replace")
+            self.b.imports.append(ImportEdge(owner, line, spec, full, "inlined", depth + 1))
+            sub = _Expander(self.b, self.markers, self.when)
+            inner = sub.expand(text, os.path.dirname(full), chain | {full}, depth + 1,
+                               project, full)
+            out.append(f"<!-- Imported from: {spec} -->\n{inner}\n"
+                       f"<!-- End of import from: {spec} -->")
+            self.imported.append(ViewFile(
+                full, self.when,
+                f"imported by @{spec} in {os.path.basename(owner)}:{line} (inlined there)",
+                "import", "project", len(data), inner, imported_by=owner))
+            self.imported.extend(sub.imported)
+        out.append(content[last:])
+        return "".join(out)
+
+
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return fsio.is_below(real, os.path.realpath(root))
+
+
+def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
+    s = settings(env, cwd)
+    gdir = gemini_dir(env)
+    b = ViewBuilder()
+    trusted, trust_why = trust_state(env, cwd, s.folder_trust)
+    root = project_root(cwd, s.markers)
+    ceiling = root or cwd
+    blocks: dict[str, list[tuple[str, str]]] = {"global": [], "project": [], "jit": []}
+
+    def load(path: str, when: When, why: str, kind: str, tier: str) -> None:
+        data = fsio.read_bytes(path)
+        if isinstance(data, str):
+            b.skip(path, "unreadable", f"cannot be read: {data}")
+            return
+        text = data.decode("utf-8", errors="replace")
+        ex = _Expander(b, s.markers, when)
+        expanded = ex.expand(text, os.path.dirname(path), frozenset(), 0,
+                             project_root(os.path.dirname(path), s.markers)
+                             or os.path.dirname(path), path)
+        if not expanded.strip():
+            b.skip(path, "empty", "empty after trimming: Gemini CLI drops it")
+            return
+        role: Role = "home" if tier == "global" else "project"
+        b.add(ViewFile(path, when, why, kind, role, len(data), expanded.strip()))
+        for imp in ex.imported:
+            b.add(imp)
+        blocks[tier].append((path, expanded))
+
+    for name in s.names:
+        p = os.path.join(gdir, name)
+        if fsio.readable(p):
+            load(p, "start", f"global ~/.gemini/{name}", "global", "global")
+
+    upward = _dedup_sorted(_upward(cwd, ceiling, s.names, gdir))
+    for p in upward:
+        if not trusted:
+            b.skip(p, "untrusted-folder", f"Gemini CLI loads no project context files here: "
+                   f"{trust_why}")
+            continue
+        d = os.path.dirname(p)
+        where = "the start directory" if d == cwd else f"{os.path.relpath(d, ceiling)}/"
+        load(p, "start", f"{os.path.basename(p)} in {where} (start dir up to the project root;"
+             " sorted by path)", "project", "project")
+
+    if file is not None:
+        _on_read(cwd, file, s, gdir, ceiling, trusted, trust_why, b, load)
+
+    if not trusted:
+        b.notes.append("Untrusted folder: " + trust_why)
+    if "AGENTS.md" not in s.names:
+        b.notes.append("Gemini CLI reads AGENTS.md only when context.fileName lists it.")
+    rendered = render(blocks)
+    return AgentView(ID, DISPLAY, cwd, file, root, b.files(), b.not_loaded(),
+                     imports=tuple(b.imports), notes=tuple(b.notes), basis="code",
+                     basis_label="exact from Gemini CLI source (@5411f113)", rendered=rendered,
+                     extra={"names": list(s.names), "trusted": trusted})
+
+
+def _on_read(cwd: str, file: str, s: Settings, gdir: str, ceiling: str, trusted: bool,
+             trust_why: str, b: ViewBuilder, load: Any) -> None:
+    fdir = os.path.dirname(file)
+    if not fsio.is_below(file, cwd):
+        for d in fsio.ancestors(fdir):
+            if fsio.is_below(cwd, d):
+                break
+            for n in s.names:
+                p = os.path.join(d, n)
+                if fsio.readable(p):
+                    b.skip(p, "outside-workspace",
+                           "the file is outside the start directory (the only workspace"
+                           " directory): Gemini CLI loads no on-read context for it")
+        return
+    for p in _dedup_sorted(_upward(fdir, ceiling, s.names, gdir)):
+        if b.loaded(p):
+            continue
+        if not trusted:
+            b.skip(p, "untrusted-folder", f"on-read context is off in an untrusted folder:"
+                   f" {trust_why}")
+            continue
+        rel = os.path.relpath(os.path.dirname(p), cwd)
+        load(p, "on-read", f"{os.path.basename(p)} in {rel}/: added when a tool reads, lists or"
+             " edits a file below it (once per session)", "project", "jit")
+
+
+def render(blocks: Mapping[str, list[tuple[str, str]]]) -> str:
+    """``concatenateInstructions`` per tier: the global tier goes into the system
+    instruction, the project tier into the first user message, JIT text after a tool
+    result (fact 14, 22-23)."""
+    def concat(items: list[tuple[str, str]]) -> str:
+        return "\n\n".join(f"--- Context from: {p} ---\n{c.strip()}\n"
+                           f"--- End of Context from: {p} ---" for p, c in items if c.strip())
+    parts = []
+    if blocks.get("global"):
+        parts.append("<global_context>\n" + concat(blocks["global"]) + "\n</global_context>")
+    if blocks.get("project"):
+        parts.append("<project_context>\n" + concat(blocks["project"]) + "\n</project_context>")
+    if blocks.get("jit"):
+        parts.append(JIT_OPEN + concat(blocks["jit"]) + JIT_CLOSE)
+    return "\n\n".join(parts)

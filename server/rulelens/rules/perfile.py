@@ -1,0 +1,125 @@
+"""Every agent's view of one file: Grok's chain as an :class:`AgentView`, next to the
+other agents' (``rulelens.agents.registry``), and the side-by-side rows built from them.
+
+Two inputs: the start directory (where the session starts) and the file. Grok loads only
+the chain from the git root down to the start directory; instruction files between the
+start directory and the file are honestly *not loaded* (its runtime tracker is not wired),
+so no view ever lists a file as loaded and as "only mentioned" at once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from rulelens.agents import fsio
+from rulelens.agents.registry import DISCOVERY, DISPLAY, ORDER, SHORT, family
+from rulelens.agents.view import AgentView, NotLoaded, ViewBuilder, ViewFile
+from rulelens.rules.model import Chain
+from rulelens.rules.render import render
+
+ResolveChain = Callable[[str], Chain]
+
+
+def grok_view(chain: Chain, file: str | None, resolve: ResolveChain) -> AgentView:
+    """Grok's chain for the start directory, plus what it does not load for ``file``."""
+    cwd = chain.cwd
+    base = chain.git_root or cwd
+    b = ViewBuilder()
+    for f in chain.files:
+        d = os.path.dirname(f.path)
+        if f.role == "home":
+            why = f"home file in {d}/ (loaded in every session)"
+        elif d == cwd:
+            why = f"{f.name} in the start directory (git root → start dir; deeper wins)"
+        else:
+            why = (f"{f.name} in {os.path.relpath(d, base) if fsio.is_below(d, base) else d}/"
+                   " (git root → start dir; deeper wins)")
+        b.add(ViewFile(f.path, "start", why, f.kind, f.role, f.bytes, f.content))
+    for s in chain.skipped:
+        b.skip(s.path, str(s.reason), s.detail)
+    loaded = {f.canonical for f in chain.files}
+    if file is not None:
+        fdir = os.path.dirname(file)
+        if fsio.is_below(fdir, cwd) and fdir != cwd:
+            deeper = resolve(fdir)
+            for f in deeper.files:
+                if f.canonical not in loaded and f.role == "project":
+                    b.skip(f.path, "below-start-dir",
+                           f"below the start directory ({cwd}): Grok loads files from the git"
+                           " root down to where the session starts, and its runtime tracker"
+                           f" is not wired; start the session in {os.path.dirname(f.path)}/"
+                           " to load it")
+        elif not fsio.is_below(fdir, cwd):
+            b.notes.append(f"{file} is outside the start directory: Grok's chain does not"
+                           " change for it.")
+    trust = getattr(chain, "trust", None)
+    reason = getattr(trust, "reason", None)
+    if isinstance(reason, str) and getattr(trust, "state", "") in ("untrusted", "undecided"):
+        b.notes.append(reason)
+    agent = getattr(chain, "agent", None) or "grok"
+    return AgentView(str(agent), "Grok", cwd, file, chain.git_root, b.files(), b.not_loaded(),
+                     notes=tuple(b.notes), basis="code",
+                     basis_label="exact from Grok Build source", rendered=render(chain.files),
+                     extra={"chain": chain})
+
+
+def views_for_file(file: str | None, cwd: str, agents: Iterable[str],
+                   env: Mapping[str, str], resolve: ResolveChain) -> list[AgentView]:
+    """One view per agent id (``grok``/``grok@…`` through ``resolve``), in ``ORDER``."""
+    wanted = list(dict.fromkeys(agents))
+    wanted.sort(key=lambda a: ORDER.index(family(a)) if family(a) in ORDER else len(ORDER))
+    out = []
+    for agent in wanted:
+        fam = family(agent)
+        if fam == "grok":
+            out.append(grok_view(resolve(cwd), file, resolve))
+        elif fam in DISCOVERY:
+            out.append(DISCOVERY[fam](cwd, file, env))
+        else:
+            raise ValueError(f"unknown agent {agent!r} (known: {', '.join(ORDER)})")
+    return out
+
+
+#: ``start`` | ``on-read`` | ``may`` | ``no`` (not loaded) | ``—`` (the agent does not look)
+Cell = str
+
+
+@dataclass(frozen=True)
+class Row:
+    """One instruction file across agents: per agent a cell and the reason behind it."""
+
+    path: str
+    cells: tuple[tuple[Cell, str], ...]
+
+
+def side_by_side(views: list[AgentView]) -> list[Row]:
+    """Rows in first-seen order (each agent's load order, Grok first); a cell is
+    ``start``/``on-read``/``may``, ``no`` (not loaded) or ``—`` (not looked for), each with
+    its reason."""
+    paths: dict[str, None] = {}
+    for v in views:
+        for f in v.files:
+            paths.setdefault(f.path, None)
+    for v in views:
+        for s in v.not_loaded:
+            paths.setdefault(s.path, None)
+    rows = []
+    for p in paths:
+        cells: list[tuple[Cell, str]] = []
+        for v in views:
+            entry = v.find(p)
+            if isinstance(entry, ViewFile):
+                cells.append((entry.when, entry.why))
+            elif isinstance(entry, NotLoaded):
+                cells.append(("no", f"{entry.reason}: {entry.detail}"))
+            else:
+                cells.append(("—", f"{DISPLAY.get(family(v.agent), v.display)} does not look"
+                                   " for this file here"))
+        rows.append(Row(p, tuple(cells)))
+    return rows
+
+
+def short_name(agent: str) -> str:
+    return SHORT.get(family(agent), agent)
