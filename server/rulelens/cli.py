@@ -24,17 +24,22 @@ class UsageError(Exception):
 
 def chain_for_path(path: str, env: AgentEnvironment | None = None) -> Chain:
     """PATH is a file or directory; the working directory is PATH or its parent."""
+    absolute = checked_path(path)
+    cwd = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+    return Resolver(env or AgentEnvironment.from_env()).resolve(cwd)
+
+
+def checked_path(path: str) -> str:
+    """``path`` made absolute, or a ``UsageError`` saying why it cannot be used."""
     try:
         os.lstat(path)
-        absolute = os.path.abspath(path)
+        return os.path.abspath(path)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise UsageError(f"{path}: {exc.strerror or exc}") from None
     except ValueError:
         raise UsageError(f"{path!r}: not a valid path") from None
-    cwd = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
-    return Resolver(env or AgentEnvironment.from_env()).resolve(cwd)
 
 
 def format_chain(chain: Chain) -> str:
@@ -66,7 +71,45 @@ def format_chain(chain: Chain) -> str:
     return "\n".join(out) + "\n"
 
 
+def _multi_agent(args: argparse.Namespace) -> bool:
+    """``--agent`` other than a Grok profile, several agents, or ``--cwd``: the per-file
+    views of ``rulelens.multichain``."""
+    agent = getattr(args, "agent", None) or ""
+    return bool(getattr(args, "cwd", None)) or ("," in agent) or agent == "all" or (
+        bool(agent) and agent.split("@", 1)[0] != "grok")
+
+
+def _grok_resolve() -> Callable[[str], Chain]:
+    return Resolver(AgentEnvironment.from_env()).resolve
+
+
+def _cmd_multi(args: argparse.Namespace, render_text: bool) -> int:
+    from rulelens import multichain
+
+    checked_path(args.path)
+    if args.cwd is not None and not os.path.isdir(checked_path(args.cwd)):
+        raise UsageError(f"{args.cwd}: not a directory")
+    try:
+        if not render_text:
+            sys.stdout.write(multichain.cmd_chain(args.path, args.cwd, args.agent, args.json,
+                                                  args.why, os.environ, _grok_resolve()))
+            return 0
+        text, message = multichain.cmd_render(args.path, args.cwd, args.agent, os.environ,
+                                              _grok_resolve())
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if text is None:
+        print(f"rulelens: {message}", file=sys.stderr)
+        return 1
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+    return 0
+
+
 def _cmd_chain(args: argparse.Namespace) -> int:
+    if _multi_agent(args):
+        return _cmd_multi(args, render_text=False)
     chain = chain_for_path(args.path)
     if args.json:
         sys.stdout.write(json.dumps(chain.to_json(), ensure_ascii=False, indent=2) + "\n")
@@ -76,6 +119,8 @@ def _cmd_chain(args: argparse.Namespace) -> int:
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    if _multi_agent(args):
+        return _cmd_multi(args, render_text=True)
     chain = chain_for_path(args.path)
     data = render(chain.files).encode("utf-8")
     sys.stdout.flush()
@@ -88,10 +133,22 @@ def _register_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = sub.add_parser("chain", help="show which instruction files load for PATH, and which don't")
     p.add_argument("path", nargs="?", default=".", help="file or directory (default: .)")
     p.add_argument("--json", action="store_true", help="print the chain as one JSON object")
+    _agent_options(p)
+    p.add_argument("--why", action="store_true",
+                   help="with several agents: the reason under every cell of the table")
     p.set_defaults(func=_cmd_chain)
     p = sub.add_parser("render", help="print exactly the text the agent injects for PATH")
     p.add_argument("path", nargs="?", default=".", help="file or directory (default: .)")
+    _agent_options(p)
     p.set_defaults(func=_cmd_render)
+
+
+def _agent_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agent", default=None, metavar="ID",
+                   help="grok (default), claude, codex, cursor, copilot, gemini, boost;"
+                   " for chain also a comma list or `all` (side by side)")
+    p.add_argument("--cwd", default=None, metavar="DIR",
+                   help="where the agent session starts (default: PATH's directory)")
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
