@@ -27,35 +27,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from rulelens.agents.compat import BASE_FILENAMES, CLAUDE_FILENAMES, Compat
+from rulelens.agents import safeio
+from rulelens.agents import trust as folder_trust
 from rulelens.agents.environment import AgentEnvironment
 from rulelens.agents.fs import canonical, exists, is_within
+from rulelens.agents.profiles import GROK_1_0_6, AgentProfile, Cell
 from rulelens.rules.frontmatter import strip_for_agent
 from rulelens.rules.gitignore import GitIgnore
-from rulelens.rules.model import Chain, Role, RuleFile, Skipped, SkipReason
-from rulelens.rules.render import estimate_tokens
+from rulelens.rules.model import Chain, Role, RuleFile, Skipped, SkipReason, Source
+from rulelens.rules.render import estimate_tokens_for
 
-#: Every rules directory a project root can have, with the compat cell that enables it.
-PROJECT_RULES_DIRS: tuple[tuple[str, tuple[str, str] | None], ...] = (
-    (".grok/rules", None),
-    (".claude/rules", ("claude", "rules")),
-    (".cursor/rules", ("cursor", "rules")),
-)
-
-#: Files other agents read that Grok does not, with who reads them.
+#: Files other agents read that Grok does not, with who reads them (grok@1.0.6 wording).
 OTHER_AGENT_FILES: dict[str, str] = {
-    "AGENTS.local.md": "a personal-override convention some tools use; Grok does not read it",
-    "AGENT.local.md": "a personal-override convention some tools use; Grok does not read it",
-    "GEMINI.md": "Gemini CLI reads it; Grok does not",
-    ".cursorrules": "legacy Cursor rules file; Grok does not read it",
-    ".windsurfrules": "Windsurf reads it; Grok does not",
-    ".clinerules": "Cline reads it; Grok does not",
-    ".github/copilot-instructions.md": "GitHub Copilot reads it; Grok does not",
-}
+    name: GROK_1_0_6.foreign(name) or "" for name in GROK_1_0_6.foreign_files}
 
-_LOWER_NAMES = {n.lower(): n for n in BASE_FILENAMES}
-#: Lower-cased names worth a closer look in a listing (wrong case, other agents' files).
-_NEAR_MISS = frozenset(_LOWER_NAMES) | {n.lower() for n in OTHER_AGENT_FILES if "/" not in n}
 _NESTED_LIMIT = 200
 _NESTED_DEPTH = 6
 
@@ -69,6 +54,11 @@ class Root:
     #: Names/subdirectories a compat cell switched off here, for ``compat-disabled``.
     disabled_named: tuple[tuple[str, tuple[str, str]], ...] = ()
     disabled_subdirs: tuple[tuple[str, tuple[str, str]], ...] = ()
+    #: ``home``, ``configured`` (an ``extra_rule_dirs`` entry: the root *is* its rules
+    #: directory, ``rules_subdirs == ("",)``) or ``project``.
+    source: Source = "project"
+    #: Whether the repository's gitignore filters this root (not for configured roots).
+    gitignore: bool = True
 
 
 @dataclass(frozen=True)
@@ -115,6 +105,7 @@ class _Candidate:
     is_rule: bool
     role: Role
     root: str
+    source: Source
 
 
 #: A directory listing, or why it could not be listed.
@@ -128,16 +119,6 @@ def has_md_extension(name: str) -> bool:
     """Rust ``Path::extension() == "md"`` (case-insensitive): ``.md`` alone has no extension."""
     stem, dot, ext = name.rpartition(".")
     return bool(dot) and stem != "" and ext.lower() == "md"
-
-
-def _describe_os_error(exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "it is a symlink loop"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    if exc.errno == errno.ENOENT:
-        return "it does not exist (dangling symlink?)"
-    return exc.strerror or str(exc)
 
 
 def _join(directory: str, name: str) -> str:
@@ -167,11 +148,17 @@ class Resolver:
     so sibling chains hold the very same objects (the linter's per-file caches then hit
     by identity) and nothing is re-stripped, re-matched or rebuilt per chain.
 
+    What loads is the ``profile``'s (names, rules directories, home roots, boundary,
+    gitignore, trust, wording); ``trust`` overrides the folder-trust verdict for "what if"
+    views and for lint, which reasons about a trusted folder.
+
     Thread-safe for concurrent ``resolve`` calls. Call :meth:`invalidate` when files
     change; the language server's watcher does.
     """
 
     env: AgentEnvironment
+    profile: AgentProfile = GROK_1_0_6
+    trust: folder_trust.Override = "auto"
     _listings: dict[str, _Listing] = field(default_factory=dict)
     _canon: dict[str, str] = field(default_factory=dict)
     _scans: dict[Root, _RootScan] = field(default_factory=dict)
@@ -183,7 +170,7 @@ class Resolver:
     #: entry holds: hashing a :class:`Root` per lookup costs more than the whole check.
     _filtered: dict[tuple[int, str | None], _Filtered] = field(default_factory=dict)
     _injected: dict[tuple[str, bool], tuple[str, str, int]] = field(default_factory=dict)
-    _rule_files: dict[tuple[str, str, bool, Role, int, str], RuleFile] = field(
+    _rule_files: dict[tuple[str, str, bool, Role, int, str, Source], RuleFile] = field(
         default_factory=dict)
     _segments: dict[tuple[int, int], tuple[_Filtered, tuple[RuleFile, ...],
                                              tuple[Skipped, ...]]] = field(
@@ -192,26 +179,49 @@ class Resolver:
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
-        compat = self.env.compat
-        self._names = compat.agent_filenames()
-        self._subdirs = compat.project_rules_dirs()
-        self._disabled_named = _disabled_names(compat)
-        self._disabled_sub = tuple(
-            (sub, cell) for sub, cell in PROJECT_RULES_DIRS
-            if cell is not None and not compat.enabled(*cell)
-        )
-        home_roots = [Root(self.env.grok_home, True, ("rules",), "home", self._disabled_named)]
-        for vendor in ("claude", "cursor"):
-            agents_on = compat.enabled(vendor, "agents")
-            rules_on = compat.enabled(vendor, "rules")
-            disabled_named = () if agents_on else tuple(
-                (n, (vendor, "agents")) for n in self._names
-            )
-            disabled_subdirs = () if rules_on else (("rules", (vendor, "rules")),)
-            home_roots.append(Root(_join(self.env.home, f".{vendor}"), agents_on,
-                                   ("rules",) if rules_on else (), "home",
-                                   disabled_named + self._disabled_named, disabled_subdirs))
-        self._home_roots = tuple(home_roots)
+        profile, compat = self.profile, self.env.compat
+
+        def on(cell: Cell | None) -> bool:
+            return cell is None or compat.enabled(*cell)
+
+        self._names = tuple(n.name for n in profile.named_files if on(n.gate))
+        self._subdirs = tuple(r.path for r in profile.rules_dirs if on(r.gate))
+        self._disabled_named = tuple((n.name, n.gate) for n in profile.named_files
+                                     if n.gate is not None and not on(n.gate))
+        self._disabled_sub = tuple((r.path, r.gate) for r in profile.rules_dirs
+                                   if r.gate is not None and not on(r.gate))
+        base_names = profile.base_names
+        self._base_names = base_names
+        self._lower_names = {n.lower(): n for n in base_names}
+        #: Lower-cased names worth a closer look in a listing (wrong case, other agents').
+        self._near_miss = frozenset(self._lower_names) | {
+            n.lower() for n in profile.foreign_files if "/" not in n}
+        home_roots = []
+        for home in profile.home_roots:
+            base = self.env.grok_home if home.base == "agent-home" else self.env.home
+            path = _join(base, home.path) if home.path else base
+            named_on = home.named and on(home.named_gate)
+            rules_on = home.rules_dir is not None and on(home.rules_gate)
+            disabled_named: tuple[tuple[str, Cell], ...] = ()
+            if home.named and home.named_gate is not None and not named_on:
+                disabled_named = tuple((n, home.named_gate) for n in self._names)
+            disabled_subdirs: tuple[tuple[str, Cell], ...] = ()
+            if home.rules_dir is not None and home.rules_gate is not None and not rules_on:
+                disabled_subdirs = ((home.rules_dir, home.rules_gate),)
+            home_roots.append(Root(path, named_on,
+                                   (home.rules_dir,) if rules_on and home.rules_dir else (),
+                                   "home", disabled_named + self._disabled_named,
+                                   disabled_subdirs, "home"))
+        configured: list[Root] = []
+        if profile.extra_rule_dirs:
+            seen: set[str] = set()
+            for d in self.env.extra_rule_dirs:
+                key = canonical(d)
+                if key not in seen:
+                    seen.add(key)
+                    configured.append(Root(d, False, ("",), "home", source="configured",
+                                           gitignore=False))
+        self._home_roots = tuple(home_roots) + tuple(configured)
 
     # ----------------------------------------------------------------- caching
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
@@ -357,17 +367,11 @@ class Resolver:
     def roots(self, cwd: str, git_root: str | None) -> tuple[list[Root], tuple[str, ...]]:
         """Discovery roots in order, and the project chain directories (root first).
 
-        ``cwd`` must be canonical; its ancestors then are too.
+        ``cwd`` must be canonical for the ``git-root`` boundary (its ancestors then are
+        too); the ``repo-dir-chain`` boundary keeps its spelling.
         """
-        chain_dirs = _project_chain(cwd, git_root)
-        for d in chain_dirs:
-            self._canon.setdefault(d, d)
-        project_dirs = list(chain_dirs)
-        if git_root is not None and self.env.workspace_user_dir is not None:
-            wud = self.env.workspace_user_dir
-            wud_key = self._canonical_dir(wud)
-            if wud_key not in chain_dirs:
-                project_dirs.insert(min(1, len(project_dirs)), wud)
+        chain_dirs = self._project_chain(cwd, git_root)
+        project_dirs = self._instruction_dirs(chain_dirs, git_root)
         roots = list(self._home_roots)
         for d in project_dirs:
             roots.append(Root(d, True, self._subdirs, "project", self._disabled_named,
@@ -383,10 +387,66 @@ class Resolver:
             elif root.scan_named and not out[at].scan_named:
                 prev = out[at]
                 out[at] = Root(prev.path, True, prev.rules_subdirs, prev.role,
-                               prev.disabled_named, prev.disabled_subdirs)
+                               prev.disabled_named, prev.disabled_subdirs, prev.source,
+                               prev.gitignore)
         return out, tuple(chain_dirs) if git_root is not None else ()
 
+    def _project_chain(self, cwd: str, git_root: str | None) -> list[str]:
+        """cwd up to the git root (inclusive), in root→cwd order; ``[cwd]`` without a root.
+
+        ``git-root`` (spec §3.2): a canonical cwd, stopping at the directory equal to the
+        root. ``repo-dir-chain`` (addendum §A3.1): the cwd as spelled, stopping at the
+        directory whose canonical path equals the root's, else at ``/``.
+        """
+        if git_root is None:
+            return [cwd]
+        canonical_walk = self.profile.boundary == "repo-dir-chain"
+        if not canonical_walk:
+            for d in _project_chain(cwd, git_root):
+                self._canon.setdefault(d, d)
+            return _project_chain(cwd, git_root)
+        dirs: list[str] = []
+        current = cwd
+        while True:
+            dirs.append(current)
+            if self._canonical_dir(current) == git_root:
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        dirs.reverse()
+        return dirs
+
+    def _instruction_dirs(self, chain_dirs: list[str], git_root: str | None) -> list[str]:
+        """The chain plus the workspace-user dir (after the root, only with a git root)."""
+        project_dirs = list(chain_dirs)
+        if git_root is not None and self.env.workspace_user_dir is not None:
+            wud = self.env.workspace_user_dir
+            wud_key = self._canonical_dir(wud)
+            if wud_key not in [self._canonical_dir(d) for d in chain_dirs]:
+                project_dirs.insert(min(1, len(project_dirs)), wud)
+        return project_dirs
+
+    def discovery_git_root(self, cwd: str) -> str | None:
+        """The git root discovery uses for ``cwd`` (spelled as given for the
+        ``repo-dir-chain`` boundary): the worktree root, dropped when it is the home
+        directory under that boundary (addendum §A3.1)."""
+        with self._lock:
+            root = self.git_root(self._canonical_dir(cwd))
+            if (root is not None and self.profile.boundary == "repo-dir-chain"
+                    and root == self._canonical_dir(os.path.abspath(self.env.home))):
+                return None
+            return root
+
     # ---------------------------------------------------------------- resolve
+    def _key(self, cwd: str) -> str:
+        """The cache key of a working directory: canonical (``git-root``), or the
+        normalised spelling (``repo-dir-chain``, whose chain keeps the spelling)."""
+        if self.profile.boundary == "repo-dir-chain":
+            return os.path.normpath(os.path.abspath(cwd))
+        return self.canonical_dir(os.path.abspath(cwd))
+
     def resolve(self, cwd: str) -> Chain:
         """The chain for an agent started in ``cwd`` (a directory)."""
         with self._lock:
@@ -395,7 +455,7 @@ class Resolver:
                 cached = self._chains.get(alias)
                 if cached is not None:
                     return cached
-            key = self.canonical_dir(os.path.abspath(cwd))
+            key = self._key(cwd)
             chain = self._chains.get(key)
             if chain is None:
                 chain = self._resolve(key)
@@ -404,11 +464,38 @@ class Resolver:
                 self._aliases[cwd] = key
             return chain
 
+    def _trust(self, cwd: str, chain_dirs: list[str], git_root: str | None,
+               project_dirs: list[str]) -> folder_trust.Trust | None:
+        rule = self.profile.trust
+        if rule is None:
+            return None
+        chain_first = list(reversed(chain_dirs))
+        skill_dirs = list(chain_first)
+        wud = self.env.workspace_user_dir
+        if wud is not None and self._canonical_dir(wud) not in [
+                self._canonical_dir(d) for d in chain_dirs]:
+            skill_dirs.append(wud)
+        return folder_trust.resolve(
+            cwd, chain=chain_first, git_root=git_root, instruction_dirs=project_dirs,
+            skill_dirs=skill_dirs, home=self.env.env.get("HOME") or None,
+            grok_home=self.env.grok_home, env=self.env.env, config=self.env.config,
+            config_path=self.env.config_path, command=rule.command, override=self.trust)
+
     def _resolve(self, cwd: str) -> Chain:
-        git_root = self.git_root(cwd)
+        git_root = self.discovery_git_root(cwd)
         roots, chain_dirs = self.roots(cwd, git_root)
+        trust = None
+        if self.profile.trust is not None:
+            chain = self._project_chain(cwd, git_root)
+            trust = self._trust(cwd, chain, git_root, self._instruction_dirs(chain, git_root))
+        withheld: list[Root] = []
+        if trust is not None and trust.withholds:
+            gated = self.profile.trust.withholds if self.profile.trust else frozenset()
+            withheld = [r for r in roots if r.source in gated]
+            roots = [r for r in roots if r.source not in gated]
         ignore = self.gitignore(git_root) if git_root is not None else None
-        filtered = [self._filter(root, git_root, ignore) for root in roots]
+        filtered = [self._filter(root, git_root, ignore if root.gitignore else None)
+                    for root in roots]
         if all(f.unique for f in filtered) and len(frozenset().union(
                 *[f.keys for f in filtered])) == sum(len(f.keys) for f in filtered):
             # No file is a duplicate of another: each root's segment, as cached.
@@ -422,13 +509,39 @@ class Resolver:
                     files.extend(segment)
                     unread.extend(failed)
             skipped.extend(unread)
-            return Chain(cwd, git_root, tuple(files), tuple(skipped), chain_dirs)
-        return self._resolve_dedup(cwd, git_root, chain_dirs, roots, filtered)
+        else:
+            files, skipped = self._dedup(roots, filtered)
+        if withheld:
+            skipped.extend(self._withheld(withheld, git_root, ignore, files))
+        return Chain(cwd, git_root, tuple(files), tuple(skipped), chain_dirs,
+                     self.profile.id, trust)
 
-    def _resolve_dedup(self, cwd: str, git_root: str | None, chain_dirs: tuple[str, ...],
-                       roots: list[Root], filtered: list[_Filtered]) -> Chain:
+    def _withheld(self, roots: list[Root], git_root: str | None, ignore: GitIgnore | None,
+                  files: list[RuleFile]) -> list[Skipped]:
+        """What the untrusted project roots would add: their own skip records, then one
+        ``untrusted-folder`` record per file that would load once the folder is trusted."""
+        rule = self.profile.trust
+        detail = self.profile.say("untrusted-folder", command=rule.command if rule else "")
+        loaded = {f.canonical for f in files}
+        out: list[Skipped] = []
+        would: list[Skipped] = []
+        for root in roots:
+            f = self._filter(root, git_root, ignore if root.gitignore else None)
+            out.extend(f.skipped)
+            for found in f.kept:
+                if found.key not in loaded:
+                    loaded.add(found.key)
+                    would.append(Skipped(found.path, SkipReason.UNTRUSTED_FOLDER, detail))
+        return out + would
+
+    def _dedup(self, roots: list[Root],
+               filtered: list[_Filtered]) -> tuple[list[RuleFile], list[Skipped]]:
         """The general case: some file is found twice (a symlink, the home as a project
-        root); the agent loads it once, in the last project position."""
+        root); the agent loads it once. Two-valued roles (1.0.6): a project hit moves the
+        entry to the end. Three-valued (1.0.45, addendum §A3.5): a configured entry keeps
+        its place and source; a home entry becomes configured in place, or moves to the
+        end as project."""
+        three = self.profile.dedup == "three-valued"
         skipped: list[Skipped] = []
         entries: list[_Candidate] = []
         by_key: dict[str, _Candidate] = {}
@@ -440,34 +553,39 @@ class Resolver:
                     continue
                 prior = by_key.get(found.key)
                 if prior is None:
-                    cand = _Candidate(found.path, found.key, found.is_rule, root.role, root.path)
+                    cand = _Candidate(found.path, found.key, found.is_rule, root.role,
+                                      root.path, root.source)
                     by_key[found.key] = cand
                     entries.append(cand)
                     continue
                 prior.is_rule = prior.is_rule or found.is_rule
-                if root.role == "project" and prior.role != "project":
-                    skipped.append(Skipped(
-                        prior.path, SkipReason.DUPLICATE,
-                        f"same file as {found.path}; it loads once, in the project position",
-                    ))
+                moves = root.role == "project" and prior.role != "project"
+                if three:
+                    moves = prior.source == "home" and root.source == "project"
+                if moves:
+                    skipped.append(Skipped(prior.path, SkipReason.DUPLICATE, self.profile.say(
+                        "duplicate.project", path=found.path)))
                     entries.remove(prior)
                     prior.path, prior.role, prior.root = found.path, "project", root.path
+                    prior.source = "project"
                     entries.append(prior)
+                elif three and prior.source == "home" and root.source == "configured":
+                    prior.source = "configured"
+                    skipped.append(Skipped(found.path, SkipReason.DUPLICATE, self.profile.say(
+                        "duplicate.loaded", path=prior.path)))
                 else:
-                    skipped.append(Skipped(
-                        found.path, SkipReason.DUPLICATE,
-                        f"same file as {prior.path}, which already loads",
-                    ))
+                    skipped.append(Skipped(found.path, SkipReason.DUPLICATE, self.profile.say(
+                        "duplicate.loaded", path=prior.path)))
 
         files: list[RuleFile] = []
         for entry in entries:
             made = self._rule_file(entry.path, entry.key, entry.is_rule, entry.role,
-                                   len(files) + 1, entry.root)
+                                   len(files) + 1, entry.root, entry.source)
             if isinstance(made, Skipped):
                 skipped.append(made)
             else:
                 files.append(made)
-        return Chain(cwd, git_root, tuple(files), tuple(skipped), chain_dirs)
+        return files, skipped
 
     def _filter(self, root: Root, git_root: str | None, ignore: GitIgnore | None) -> _Filtered:
         """``root``'s scan through the repository's gitignore (cached; a rebuilt scan or
@@ -490,8 +608,8 @@ class Resolver:
                 continue
             verdicts.append(Skipped(
                 found.path, SkipReason.GITIGNORED,
-                f"ignored by {_short(hit_rule.source, git_root)}:{hit_rule.line}"
-                f" (`{hit_rule.pattern}`); Grok skips gitignored instruction files",
+                self.profile.say("gitignored", source=_short(hit_rule.source, git_root),
+                                 line=hit_rule.line, pattern=hit_rule.pattern),
                 (hit_rule.source, hit_rule.line, hit_rule.pattern),
             ))
         keys = frozenset(f.key for f in kept)
@@ -512,7 +630,7 @@ class Resolver:
         failed: list[Skipped] = []
         for found in filtered.kept:
             made = self._rule_file(found.path, found.key, found.is_rule, root.role,
-                                   first + len(files), root.path)
+                                   first + len(files), root.path, root.source)
             if isinstance(made, Skipped):
                 failed.append(made)
             else:
@@ -522,9 +640,9 @@ class Resolver:
         return out
 
     def _rule_file(self, path: str, key: str, is_rule: bool, role: Role, precedence: int,
-                   root: str) -> RuleFile | Skipped:
+                   root: str, source: Source) -> RuleFile | Skipped:
         """The :class:`RuleFile` for one loaded entry (one object per distinct entry)."""
-        memo = (path, key, is_rule, role, precedence, root)
+        memo = (path, key, is_rule, role, precedence, root, source)
         found = self._rule_files.get(memo)
         if found is not None:
             return found
@@ -535,7 +653,7 @@ class Resolver:
         made = RuleFile(
             path=path, canonical=key, name=os.path.basename(path), role=role,
             kind="rule" if is_rule else "named", precedence=precedence, bytes=raw_len,
-            tokens=tokens, content=content, root=root,
+            tokens=tokens, content=content, root=root, source=source,
         )
         self._rule_files[memo] = made
         return made
@@ -552,7 +670,7 @@ class Resolver:
             return found[1], loaded[0], found[2]
         raw_len, text = loaded
         content = strip_for_agent(text) if is_rule else text
-        tokens = estimate_tokens(content)
+        tokens = estimate_tokens_for(content, self.profile.tokens)
         self._injected[memo] = (text, content, tokens)
         return content, raw_len, tokens
 
@@ -595,7 +713,7 @@ class Resolver:
             # in a directory we cannot list still load; we just cannot see near-misses.
             skipped.append(Skipped(
                 root.path, SkipReason.UNREADABLE,
-                f"cannot list this directory ({_describe_os_error(listing)}); files in it"
+                f"cannot list this directory ({safeio.describe(listing)}); files in it"
                 " are still found by exact name, as the agent finds them, but misnamed"
                 " files here cannot be reported",
             ))
@@ -612,8 +730,7 @@ class Resolver:
                 self._unrecognized(root, names, skipped)
         for name, cell in root.disabled_named:
             if self._probe(root.path, root_canon, names, name) is not None:
-                skipped.append(_compat_skip(_join(root.path, name), cell,
-                                            self.env.compat))
+                skipped.append(self._compat_skip(_join(root.path, name), cell))
         for sub in root.rules_subdirs:
             self._scan_rules_dir(root, names, sub, out, skipped, None)
         for sub, cell in root.disabled_subdirs:
@@ -650,28 +767,28 @@ class Resolver:
                         out: list[_Found], skipped: list[Skipped],
                         disabled_by: tuple[str, str] | None) -> None:
         head = sub.split("/", 1)[0]
-        if names is not None and head not in names:
+        if sub and names is not None and head not in names:
             return
-        directory = _join(root.path, sub)
+        directory = _join(root.path, sub) if sub else root.path
         listing = self._list(directory)
         if isinstance(listing, OSError):
             if not _missing(listing):
                 skipped.append(Skipped(directory, SkipReason.UNREADABLE,
                                        f"cannot list this rules directory"
-                                       f" ({_describe_os_error(listing)})"))
+                                       f" ({safeio.describe(listing)})"))
             return
         dir_canon = self._canonical_dir(directory)
         for name in sorted(listing):
             path = _join(directory, name)
             if has_md_extension(name):
                 if disabled_by is not None:
-                    skipped.append(_compat_skip(path, disabled_by, self.env.compat))
+                    skipped.append(self._compat_skip(path, disabled_by))
                 else:
                     out.append(_Found(path, self._child_key(path, dir_canon, name), True))
                 continue
             if name == ".md" or name.lower().endswith((".mdc", ".markdown")):
                 skipped.append(Skipped(path, SkipReason.UNRECOGNIZED_NAME,
-                                       _rules_ext_detail(name)))
+                                       self._rules_ext_detail(name)))
                 continue
             if os.path.isdir(path):
                 self._nested(path, directory, dir_canon, skipped)
@@ -701,38 +818,55 @@ class Resolver:
                     rel = os.path.relpath(path, rules_dir)
                     skipped.append(Skipped(
                         path, SkipReason.NESTED_IN_RULES_DIR,
-                        f"Grok reads only files directly inside {rules_dir}; this one is"
-                        f" nested ({rel}). Move it up to load it",
+                        self.profile.say("nested-in-rules-dir", rules_dir=rules_dir, rel=rel),
                     ))
                 elif os.path.isdir(path):
                     stack.append((path, depth + 1))
 
     def _unrecognized(self, root: Root, names: frozenset[str], skipped: list[Skipped]) -> None:
-        for name in sorted(n for n in names if n.lower() in _NEAR_MISS):
-            official = _LOWER_NAMES.get(name.lower())
-            if official is not None and name not in BASE_FILENAMES:
+        for name in sorted(n for n in names if n.lower() in self._near_miss):
+            official = self._lower_names.get(name.lower())
+            if official is not None and name not in self._base_names:
                 skipped.append(Skipped(
                     _join(root.path, name), SkipReason.UNRECOGNIZED_NAME,
-                    f"Grok looks for exact names ({', '.join(BASE_FILENAMES)}); on a"
-                    f" case-sensitive file system `{name}` is not one of them. Rename it to"
-                    f" `{_suggest(name)}`",
+                    self.profile.say("unrecognized-name.case", name=name,
+                                     names=", ".join(self._base_names),
+                                     suggest=self._suggest(name)),
                 ))
-            elif name in OTHER_AGENT_FILES:
+            elif name in self.profile.foreign_files:
                 skipped.append(Skipped(_join(root.path, name),
                                        SkipReason.UNRECOGNIZED_NAME,
-                                       _other_detail(name)))
+                                       self._other_detail(name)))
         if ".github" in names:
             github = self._list(_join(root.path, ".github"))
-            if isinstance(github, frozenset) and "copilot-instructions.md" in github:
-                rel = ".github/copilot-instructions.md"
+            rel = ".github/copilot-instructions.md"
+            if (isinstance(github, frozenset) and "copilot-instructions.md" in github
+                    and rel in self.profile.foreign_files):
                 skipped.append(Skipped(_join(root.path, rel),
-                                       SkipReason.UNRECOGNIZED_NAME, _other_detail(rel)))
+                                       SkipReason.UNRECOGNIZED_NAME, self._other_detail(rel)))
 
+    # -------------------------------------------------------------- wording
+    def _compat_skip(self, path: str, cell: tuple[str, str]) -> Skipped:
+        c = self.env.compat.cell(*cell)
+        return Skipped(path, SkipReason.COMPAT_DISABLED, self.profile.say(
+            "compat-disabled", vendor=c.vendor, surface=c.surface, origin=c.origin))
 
-def _disabled_names(compat: Compat) -> tuple[tuple[str, tuple[str, str]], ...]:
-    if compat.enabled("claude", "agents"):
-        return ()
-    return tuple((n, ("claude", "agents")) for n in CLAUDE_FILENAMES)
+    def _suggest(self, name: str) -> str:
+        if name.lower() == "agents.md":
+            return "AGENTS.md"
+        return self._lower_names[name.lower()]
+
+    def _other_detail(self, name: str) -> str:
+        hint = "AGENTS.md or CLAUDE.local.md" if "local" in name else "AGENTS.md"
+        return self.profile.say("unrecognized-name.other", who=self.profile.foreign(name),
+                                hint=hint)
+
+    def _rules_ext_detail(self, name: str) -> str:
+        if name == ".md":
+            return self.profile.say("unrecognized-name.dot-md")
+        if name.lower().endswith(".mdc"):
+            return self.profile.say("unrecognized-name.mdc")
+        return self.profile.say("unrecognized-name.ext")
 
 
 def _project_chain(cwd: str, git_root: str | None) -> list[str]:
@@ -765,13 +899,11 @@ def _looks_like_bare_repo(path: str) -> bool:
 def _read(path: str) -> tuple[int, str] | Skipped:
     """Read a candidate as UTF-8; any failure is a :class:`Skipped` (the agent drops it)."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except IsADirectoryError:
-        return Skipped(path, SkipReason.NOT_A_FILE,
-                       "it is a directory, not a file; the agent cannot read it")
+        raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
+    except safeio.NotAFileError as exc:
+        return Skipped(path, SkipReason.NOT_A_FILE, _not_a_file_detail(exc))
     except OSError as exc:
-        return Skipped(path, SkipReason.UNREADABLE, f"cannot be read ({_describe_os_error(exc)})")
+        return Skipped(path, SkipReason.UNREADABLE, f"cannot be read ({safeio.describe(exc)})")
     try:
         return len(raw), raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -780,30 +912,14 @@ def _read(path: str) -> tuple[int, str] | Skipped:
                        " Re-save it as UTF-8")
 
 
-def _compat_skip(path: str, cell: tuple[str, str], compat: Compat) -> Skipped:
-    c = compat.cell(*cell)
-    return Skipped(path, SkipReason.COMPAT_DISABLED,
-                   f"the [compat.{c.vendor}] {c.surface} switch is off ({c.origin})")
+def _not_a_file_detail(exc: safeio.NotAFileError) -> str:
+    if exc.kind == "a directory":
+        return "it is a directory, not a file; the agent cannot read it"
+    return (f"it is {exc.kind}, not a regular file; RuleLens does not read it (reading"
+            " could block or never end)")
 
 
 def _short(path: str, root: str | None) -> str:
     if root is not None and path.startswith(root + os.sep):
         return os.path.relpath(path, root)
     return path
-
-
-def _suggest(name: str) -> str:
-    return _LOWER_NAMES[name.lower()] if name.lower() != "agents.md" else "AGENTS.md"
-
-
-def _other_detail(name: str) -> str:
-    hint = "AGENTS.md or CLAUDE.local.md" if "local" in name else "AGENTS.md"
-    return f"{OTHER_AGENT_FILES[name]}. Put instructions for Grok in {hint}"
-
-
-def _rules_ext_detail(name: str) -> str:
-    if name == ".md":
-        return "a file named exactly `.md` has no extension; Grok skips it"
-    if name.lower().endswith(".mdc"):
-        return "Cursor's `.mdc` format; Grok reads only `*.md` files in rules directories"
-    return "Grok reads only `*.md` files in rules directories"

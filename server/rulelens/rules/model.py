@@ -10,8 +10,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from rulelens.agents.trust import Trust
+
 Role = Literal["home", "project"]
 Kind = Literal["named", "rule"]
+#: Where a loaded file came from (Grok >= 1.0.45's ``InstructionSource``): a ``configured``
+#: file (``[paths] extra_rule_dirs``) has role ``home`` for compatibility.
+Source = Literal["home", "configured", "project"]
 
 
 class SkipReason(StrEnum):
@@ -25,6 +30,7 @@ class SkipReason(StrEnum):
     NESTED_IN_RULES_DIR = "nested-in-rules-dir"
     UNRECOGNIZED_NAME = "unrecognized-name"
     DUPLICATE = "duplicate"
+    UNTRUSTED_FOLDER = "untrusted-folder"
 
 
 @dataclass(frozen=True)
@@ -46,12 +52,14 @@ class RuleFile:
     tokens: int
     content: str
     root: str
+    source: Source = "project"
 
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,
             "name": self.name,
             "role": self.role,
+            "source": self.source,
             "kind": self.kind,
             "precedence": self.precedence,
             "bytes": self.bytes,
@@ -88,6 +96,15 @@ class Chain:
     skipped: tuple[Skipped, ...]
     #: Chain directories, root first (what the tracker seeds as already checked).
     directories: tuple[str, ...] = field(default=())
+    #: The profile that produced this chain (``grok@1.0.45``).
+    agent: str = "grok@1.0.6"
+    #: The folder-trust verdict, for profiles whose trust gates project files.
+    trust: Trust | None = None
+
+    @property
+    def withheld(self) -> tuple[Skipped, ...]:
+        """Files that would load once the folder is trusted."""
+        return tuple(s for s in self.skipped if s.reason is SkipReason.UNTRUSTED_FOLDER)
 
     @property
     def total_bytes(self) -> int:
@@ -107,9 +124,13 @@ class Chain:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
+            "agent": self.agent,
             "cwd": self.cwd,
             "git_root": self.git_root,
             "files": [f.to_json() for f in self.files],
             "skipped": [s.to_json() for s in self.skipped],
         }
+        if self.trust is not None:
+            out["trust"] = self.trust.to_json()
+        return out

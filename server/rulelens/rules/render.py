@@ -1,4 +1,4 @@
-"""The exact ``<system-reminder>`` block Grok injects, and a token estimate.
+"""The exact ``<system-reminder>`` block Grok injects, the ``<rules>`` frame, token estimates.
 
 Rendering (spec §3.7) concatenates a fixed preamble, one ``## From:`` section per file in
 load order, and a fixed closing. Paths and contents pass through :func:`neutralize`, which
@@ -8,10 +8,12 @@ the block early.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 
-from rulelens.agents.rusttext import WHITE_SPACE
+from rulelens.agents.fs import is_within
+from rulelens.agents.rusttext import WHITE_SPACE, trim
 from rulelens.rules.model import RuleFile
 
 _WS = "[" + re.escape(WHITE_SPACE) + "]"
@@ -48,3 +50,99 @@ def estimate_tokens(text: str) -> int:
     for budgets and tables, never for anything exact.
     """
     return (len(text) + 3) // 4
+
+
+def estimate_tokens_for(text: str, method: str) -> int:
+    """The token figure a profile shows: ``chars-ceil-4`` (:func:`estimate_tokens`) or
+    ``bytes-floor-4``, ``grok inspect``'s ``approxTokens`` (UTF-8 bytes // 4, addendum
+    §A8.2)."""
+    if method == "bytes-floor-4":
+        return len(text.encode("utf-8", "surrogatepass")) // 4
+    return estimate_tokens(text)
+
+
+# --------------------------------------------------------------- the <rules> frame
+#: Addendum §A3.11 (``format_rules_section``, user_message.rs @Z 21d45e4).
+RULES_INTRO = (
+    "The rules section has a number of possible rules/memories/context that you should"
+    " consider. In each subsection, we provide instructions about what information the"
+    " subsection contains and how you should consider/follow the contents of the subsection."
+)
+WORKSPACE_OPEN = ('<always_applied_workspace_rules description="These are workspace-level'
+                  ' rules that the agent must always follow.">\n')
+USER_OPEN = ('<user_rules description="These are rules set by the user that you should'
+             ' follow if appropriate.">\n')
+_FRAME_TAGS = ("</rules>", "<rules>", "</system-reminder>", "<system-reminder>",
+               "</system_reminder>", "<system_reminder>")
+
+
+def neutralize_rule(text: str) -> str:
+    """``neutralize_file_rule_content``: six literal tags get ``&lt;`` (exact case only)."""
+    for tag in _FRAME_TAGS:
+        text = text.replace(tag, "&lt;" + tag[1:])
+    return text
+
+
+def _push_body(out: list[str], body: str) -> None:
+    """``push_rule_body`` (1.0.45): a newline after the opening tag and before the closing
+    one unless the body already has it, so a heading stays a heading."""
+    if not body.startswith("\n"):
+        out.append("\n")
+    out.append(body)
+    if not body.endswith("\n"):
+        out.append("\n")
+
+
+def is_user_instruction_path(path: str, grok_home: str, vendor_homes: Iterable[str],
+                             workspace_roots: Iterable[str]) -> bool:
+    """``is_user_instruction_path`` (addendum §A3.11): lexical prefix tests, in order."""
+    parent = os.path.dirname(path)
+    homes = tuple(vendor_homes)
+    if parent in (grok_home, os.path.join(grok_home, "rules")):
+        return True
+    if any(parent in (h, os.path.join(h, "rules")) for h in homes):
+        return True
+    if any(is_within(path, root) for root in workspace_roots):
+        return False
+    return any(is_within(path, h) for h in (grok_home, *homes))
+
+
+def render_rules(files: Iterable[RuleFile], grok_home: str, vendor_homes: Iterable[str],
+                 workspace_roots: Iterable[str]) -> str:
+    """The ``<rules>`` block Plan and custom templates inject; ``""`` when nothing loads.
+
+    A file is a user rule when it is ``configured`` or :func:`is_user_instruction_path`;
+    the others are workspace rules; load order is kept within each list.
+    """
+    homes = tuple(vendor_homes)
+    roots = tuple(workspace_roots)
+    workspace: list[RuleFile] = []
+    user: list[RuleFile] = []
+    for f in files:
+        is_user = f.source == "configured" or is_user_instruction_path(
+            f.path, grok_home, homes, roots)
+        (user if is_user else workspace).append(f)
+    if not workspace and not user:
+        return ""
+    out = ["<rules>\n", RULES_INTRO, "\n\n\n"]
+    if workspace:
+        out.append(WORKSPACE_OPEN)
+        for i, f in enumerate(workspace):
+            if i:
+                out.append("\n")
+            out.append(f'<always_applied_workspace_rule name="{f.path}">')
+            _push_body(out, neutralize_rule(trim(f.content)))
+            out.append("</always_applied_workspace_rule>\n")
+        out.append("</always_applied_workspace_rules>")
+        out.append("\n\n" if user else "\n")
+    if user:
+        out.append(USER_OPEN)
+        for i, f in enumerate(user):
+            if i:
+                out.append("\n")
+            out.append("<user_rule>")
+            _push_body(out, neutralize_rule(f.content) if f.path else f.content)
+            out.append("</user_rule>\n")
+        out.append("</user_rules>\n")
+    out.append("</rules>")
+    return "".join(out)
