@@ -34,12 +34,15 @@ import json
 import logging
 import logging.handlers
 import queue
+import re
 import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, TypeGuard
 
+from cattrs import Converter
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
@@ -52,7 +55,7 @@ from pygls.exceptions import (
     JsonRpcServerNotInitialized,
 )
 from pygls.io_ import StdoutWriter
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.language_server import lsp_method
 
 from rulelens.lsp import protocol
@@ -60,7 +63,6 @@ from rulelens.lsp import protocol
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from cattrs import Converter
     from pygls.lsp.server import LanguageServer
 
 log = logging.getLogger(__name__)
@@ -296,13 +298,13 @@ class RuleLensProtocol(LanguageServerProtocol):
                 if not read.done():
                     read.cancel()
                     return
-                frame = read.result()
-                if frame is None:       # EOF
+                frame: _Frame = read.result()
+                for problem in frame.problems:
+                    log.warning("ignored a malformed frame: %s", problem)
+                if frame.eof:
                     return
-                if isinstance(frame, str):
-                    log.warning("ignored a malformed frame: %s", frame)
-                    continue
-                self.receive(frame)
+                if frame.body is not None:
+                    self.receive(frame.body)
                 await asyncio.sleep(0)
         finally:
             exited.cancel()
@@ -320,39 +322,73 @@ class _Generic:
         self.method, self.params = method, params
 
 
-def _read_frame(stdin: IO[bytes]) -> bytes | str | None:
-    """(reader thread) One frame's body, why it was malformed, or ``None`` at EOF."""
+@dataclass
+class _Frame:
+    """What the reader found: a body (``None`` if there is none), what was wrong, EOF."""
+
+    body: bytes | None = None
+    problems: list[str] = field(default_factory=list)
+    eof: bool = False
+
+
+_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:[^\r\n]*\r?\n")
+
+
+def _read_frame(stdin: IO[bytes]) -> _Frame:
+    """(reader thread) Read up to one frame; everything that was not one is a problem."""
+    frame = _Frame()
     length: int | None = None
-    problem: str | None = None
+    headers = 0
     while True:
         line = stdin.readline(MAX_HEADER_LINE)
         if not line:
-            return None
+            frame.eof = True
+            return frame
         if line in (b"\r\n", b"\n"):
-            if length is not None or problem is not None:
+            if headers:
                 break
             continue                    # stray blank lines between frames
+        headers += 1
         at = line.lower().rfind(_CONTENT_LENGTH)
+        if at > 0 or (at < 0 and not _HEADER.fullmatch(line)):
+            frame.problems.append(f"{len(line) if at < 0 else at} bytes that are not a header")
         if at >= 0:                     # also after garbage on the same line
             value = line[at + len(_CONTENT_LENGTH):].strip()
             length = int(value) if value.isdigit() else None
-            problem = None if length is not None else "Content-Length is not a number"
-        elif b":" not in line and length is None:
-            problem = "no Content-Length header"
+            if length is None:
+                frame.problems.append("Content-Length is not a number")
     if length is None:
-        return problem or "no Content-Length header"
-    if length > MAX_MESSAGE_BYTES:
+        frame.problems.append("a header without Content-Length")
+    elif length > MAX_MESSAGE_BYTES:
         remaining = length
         while remaining > 0:
             chunk = stdin.read(min(_CHUNK, remaining))
             if not chunk:
-                return None
+                frame.eof = True
+                return frame
             remaining -= len(chunk)
-        return f"a {length}-byte message is larger than {MAX_MESSAGE_BYTES} bytes"
-    body = stdin.read(length)
-    if len(body) < length:
-        return None
-    return body
+        frame.problems.append(f"a {length}-byte message (more than {MAX_MESSAGE_BYTES})")
+    else:
+        frame.body = stdin.read(length)
+        frame.eof = len(frame.body) < length
+    return frame
+
+
+def strict_converter() -> Converter:
+    """pygls' converter, except that a string, integer, boolean or number field only takes
+    that JSON type (cattrs would turn ``5`` into ``"5"`` and ``"no"`` into ``True``)."""
+    converter: Converter = default_converter()  # type: ignore[no-untyped-call]
+    for kind in (str, int, bool, float):
+        converter.register_structure_hook(kind, _exactly(kind))
+    return converter
+
+
+def _exactly(kind: type) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, _type: Any) -> Any:
+        if type(value) is kind or (kind is float and type(value) is int):
+            return value
+        raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+    return structure
 
 
 def _valid_id(value: object) -> TypeGuard[int | str]:

@@ -26,8 +26,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from rulelens import __version__
+from rulelens.lint.model import Finding
 from rulelens.lsp import diagnostics, protocol, views
-from rulelens.lsp.rpc import RuleLensProtocol, log_to_stderr, serve
+from rulelens.lsp.rpc import RuleLensProtocol, log_to_stderr, serve, strict_converter
 from rulelens.lsp.session import Session, looks_like_rule_file
 from rulelens.lsp.watch import Watcher
 from rulelens.rules.frontmatter import split as split_frontmatter
@@ -46,7 +47,7 @@ class RuleLensServer(LanguageServer):
     def __init__(self, environ: Mapping[str, str] | None = None,
                  debounce_ms: int = 200) -> None:
         super().__init__("rulelens", __version__, max_workers=4,
-                         protocol_cls=RuleLensProtocol)
+                         protocol_cls=RuleLensProtocol, converter_factory=strict_converter)
         self.session = Session(dict(environ)) if environ is not None else Session()
         self.debounce_ms = debounce_ms
         self.watcher: Watcher | None = None
@@ -58,7 +59,9 @@ class RuleLensServer(LanguageServer):
         self._docs_lock = threading.Lock()
         self._lint_timers: dict[str, asyncio.TimerHandle] = {}
         #: uri -> (path, findings, column converter) of the last published lint.
-        self.findings: dict[str, tuple[str, list[Any], Callable[[int, int], int]]] = {}
+        self.findings: dict[str, tuple[str, list[Finding], Callable[[int, int], int]]] = {}
+        #: The lint session (every lint cache) for the server's life.
+        self.lint = diagnostics.EditorLint()
 
     # ---------------------------------------------------------------- watching
     def restart_watcher(self) -> None:
@@ -81,7 +84,7 @@ class RuleLensServer(LanguageServer):
     def recompute(self, paths: set[str] | None) -> list[str]:
         """(batch thread) Invalidate caches for ``paths``; the open URIs whose view changed."""
         config = self.session.config_path()
-        diagnostics.invalidate(paths)
+        self.lint.invalidate(paths)
         if paths is None or config in paths or any(p.endswith("/.gitconfig") for p in paths):
             self.session.reload_environment()
         elif len(paths) > 256:
@@ -188,12 +191,11 @@ class RuleLensServer(LanguageServer):
             uri=uri, diagnostics=[diagnostics.to_diagnostic(f, to_client) for f in found],
             version=version))
 
-    def _lint(self, path: str, text: str) -> list[Any] | None:
+    def _lint(self, path: str, text: str) -> list[Finding] | None:
         resolver = self.session.resolver
         if resolver is None:
             return None
-        return diagnostics.lint_findings(path, text, resolver.resolve,
-                                         self.session.lint_config())
+        return self.lint.findings(path, text, resolver, self.session.lint_config())
 
 
 def client_columns(text: str, codec: Any) -> Callable[[int, int], int]:
