@@ -355,9 +355,9 @@ def register(server: RuleLensServer) -> MemoryFeature:
         svc = feature.service()
 
         def chunks() -> list[dict[str, Any]]:
-            real = svc.resolve_memory_path(cwd, path)   # refuses before any read
+            content = svc.read_memory_path(cwd, path)   # beneath the memory root, or refused
             return [{"start_line": c.start_line, "end_line": c.end_line, "text": c.text,
-                     "hash": c.hash} for c in svc.chunks(real)]
+                     "hash": c.hash} for c in svc.chunks(path, content=content)]
 
         return await feature.run(chunks)
 

@@ -163,6 +163,8 @@ def format_status(st: MemoryStatus) -> str:
             out.append(f"  {f.source:<9} {f.bytes:>8} B  {display_path(f.path)}  [{state}]")
     else:
         out.append("files: none (the agent has not written memory for this workspace)")
+    for k in st.skipped:
+        out.append(f"  skipped   {display_path(k.path)}: {k.reason}")
     sync = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(st.last_sync))
             if st.last_sync else "never")
     out += ["", f"index:         {st.chunks} chunk(s), {st.vectors} vector(s); last sync {sync}"

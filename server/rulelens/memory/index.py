@@ -48,6 +48,7 @@ from urllib.parse import quote
 
 import apsw
 
+from rulelens.memory.beneath import Refused, SkippedFile, read_regular
 from rulelens.memory.chunker import Chunk, chunk_hashes, chunk_markdown
 from rulelens.memory.settings import IndexSettings
 from rulelens.memory.workspace import MemoryFile, MemoryLocation
@@ -70,6 +71,8 @@ PAGE_SIZE = 65536
 FTS_HASHSIZE = 8 * 1024 * 1024
 
 Progress = Callable[[int, int, str], None]
+#: Reads one memory file: (content, fstat), or raises ``Refused`` (``OSError``).
+Reader = Callable[[str], tuple[bytes, os.stat_result]]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -140,12 +143,6 @@ class IndexedChunk:
 
 _CHUNK_COLUMNS = ("id, path, start_line, end_line, text, hash, source, created_at, updated_at,"
                   " access_count, last_accessed")
-
-
-@dataclass(frozen=True)
-class SkippedFile:
-    path: str
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -527,7 +524,11 @@ class MemoryIndex:
               files: Sequence[MemoryFile] | None) -> SyncReport:
         started = time.perf_counter()
         with self._lock:
-            listed = list(location.memory_files() if files is None else files)
+            if files is None:
+                scan = location.scan()
+                listed, skipped = list(scan.files), list(scan.skipped)
+            else:
+                listed, skipped = list(files), []
             agent = AgentIndex.open(location.agent_index)
             try:
                 known = {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
@@ -535,12 +536,11 @@ class MemoryIndex:
                 first_index = not known and self.conn.execute(
                     "SELECT 1 FROM chunks LIMIT 1").fetchone() is None
                 reindexed: list[str] = []
-                skipped: list[SkippedFile] = []
                 added = updated = removed = 0
                 changed: list[MemoryFile] = []
                 for mf in listed:
                     try:
-                        st = os.stat(mf.path)
+                        st = os.stat(mf.path)  # a hint only: the read itself is checked
                     except OSError as exc:
                         skipped.append(SkippedFile(mf.path, f"cannot stat: {exc.strerror}"))
                         continue
@@ -553,9 +553,11 @@ class MemoryIndex:
                     pool = ThreadPoolExecutor(max_workers=1) if len(changed) > 1 else None
                     if pool:
                         stack.callback(pool.shutdown, wait=True, cancel_futures=True)
+                    def prepare(mf: MemoryFile) -> _Prepared | SkippedFile:
+                        return self._prepare(mf.path, location.read_file)
+
                     prepared: Iterator[_Prepared | SkippedFile] = (
-                        pool.map(self._prepare, [mf.path for mf in changed]) if pool
-                        else (self._prepare(mf.path) for mf in changed))
+                        pool.map(prepare, changed) if pool else map(prepare, changed))
                     stack.enter_context(self._batch())
                     for n, (mf, prep) in enumerate(zip(changed, prepared, strict=True)):
                         if progress:
@@ -588,25 +590,23 @@ class MemoryIndex:
                               tuple(gone), tuple(skipped), carried, self.rebuilt,
                               time.perf_counter() - started)
 
-    def reindex_file(self, path: str, source: str, agent: AgentIndex | None = None
-                     ) -> FileChange | SkippedFile:
-        """``reindex_file(path, source)`` (spec §7.6) plus our bookkeeping row."""
+    def reindex_file(self, path: str, source: str, agent: AgentIndex | None = None,
+                     reader: Reader = read_regular) -> FileChange | SkippedFile:
+        """``reindex_file(path, source)`` (spec §7.6) plus our bookkeeping row; ``reader``
+        is how the file is read (a location's :meth:`~MemoryLocation.read_file` keeps the
+        read beneath the memory root)."""
         with self._lock:
-            return self._reindex(path, source, agent)
+            prepared = self._prepare(path, reader)
+            if isinstance(prepared, SkippedFile):
+                return prepared
+            return self._apply(prepared, source, agent)
 
-    def _reindex(self, path: str, source: str, agent: AgentIndex | None
-                 ) -> FileChange | SkippedFile:
-        prepared = self._prepare(path)
-        if isinstance(prepared, SkippedFile):
-            return prepared
-        return self._apply(prepared, source, agent)
-
-    def _prepare(self, path: str) -> _Prepared | SkippedFile:
+    def _prepare(self, path: str, reader: Reader) -> _Prepared | SkippedFile:
         """Read, decode, chunk and hash one file: no database access, safe in a thread."""
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                raw = fh.read()
+            raw, st = reader(path)
+        except Refused as exc:
+            return exc.skipped()
         except OSError as exc:
             return SkippedFile(path, f"cannot read: {exc.strerror or exc}")
         try:
@@ -906,6 +906,24 @@ class MemoryIndex:
             if progress:
                 progress(done, len(todo), "embedding")
         return done
+
+    def vectors_for(self, ids: Iterable[str]) -> dict[str, list[float]]:
+        """The stored vectors of these chunks (those that have one); ``{}`` without vectors.
+
+        ``--rank best`` compares its top results with each other to find near-duplicates.
+        """
+        wanted = list(ids)
+        with self._lock:
+            if not wanted or not self.vec_available():
+                return {}
+            dims = int(self.meta("embedding_dimensions") or 0)
+            out: dict[str, list[float]] = {}
+            for cid, blob in self.conn.execute(
+                    "SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id IN"
+                    " (SELECT value FROM json_each(?))", (_json_list(wanted),)):
+                if isinstance(blob, bytes) and dims and len(blob) == 4 * dims:
+                    out[str(cid)] = list(struct.unpack(f"<{dims}f", blob))
+            return out
 
     def vector_search(self, embedding: Sequence[float], k: int) -> list[tuple[str, float]]:
         """(chunk id, L2 distance) nearest first. Raises ``apsw.Error`` on failure."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from rulelens.agents.environment import AgentEnvironment
+from rulelens.memory.beneath import Refused, read_regular
 from rulelens.memory.chunker import Chunk, chunk_markdown
 from rulelens.memory.index import MemoryIndex, Progress, SyncReport, index_path_for
 from rulelens.memory.remember import NotePlan, Remembered, append_note, plan_note
@@ -213,34 +214,39 @@ class MemoryService:
                                     " (reload it and try again)")
         return append_note(path, text, snapshot)
 
-    def resolve_memory_path(self, cwd: str, path: str) -> str:
-        """The real path of a client-supplied memory file, refused outside the memory roots.
+    def read_memory_path(self, cwd: str, path: object) -> bytes:
+        """The content of a client-supplied memory file, refused outside the memory roots.
 
-        The path is normalised (``..``) and its symlinks resolved *before* the check, and the
-        resolved path is what the caller reads, so neither ``..`` nor a link inside the
-        memory directory can reach another file.
+        The path is walked beneath the memory root's descriptor, each component opened
+        without following links and links resolved by hand, so the check and the open are
+        one operation: neither ``..``, nor a link, nor a directory swapped for a link while
+        the request runs can make it read another file.
         """
         if not isinstance(path, str) or not os.path.isabs(path) or "\x00" in path:
             raise MemoryError_(f"{path!r}: expected an absolute path")
         location = self.locate(cwd)
-        real = os.path.realpath(os.path.normpath(path))
-        if not location.is_under_roots(real):
-            raise MemoryError_(f"{path}: outside the memory roots ({location.global_dir});"
-                               " refused")
-        if not os.path.isfile(real):
-            raise MemoryError_(f"{path}: not a memory file")
-        return real
+        try:
+            return location.read_file(path)[0]
+        except Refused as exc:
+            if exc.code == "outside-roots":
+                raise MemoryError_(f"{path}: outside the memory roots ({location.global_dir});"
+                                   f" refused ({exc.detail})") from exc
+            if exc.code in ("missing", "not-a-file"):
+                raise MemoryError_(f"{path}: not a memory file ({exc.detail})") from exc
+            raise MemoryError_(f"{path}: {exc}") from exc
 
-    def chunks(self, path: str, max_chars: int | None = None, overlap: int | None = None
-               ) -> list[Chunk]:
+    def chunks(self, path: str, max_chars: int | None = None, overlap: int | None = None,
+               content: bytes | None = None) -> list[Chunk]:
+        """How the agent chunks ``path`` (read without blocking, regular files only), or
+        ``content`` when the caller already read it (:meth:`read_memory_path`)."""
         settings = self.settings()
+        if content is None:
+            try:
+                content = read_regular(path)[0]
+            except OSError as exc:
+                raise MemoryError_(f"{path}: cannot read ({exc})") from exc
         try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except OSError as exc:
-            raise MemoryError_(f"{path}: cannot read ({exc.strerror or exc})") from exc
-        try:
-            text = raw.decode("utf-8")
+            text = content.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise MemoryError_(f"{path}: not UTF-8 (invalid byte at offset {exc.start});"
                                " the agent does not index it") from exc

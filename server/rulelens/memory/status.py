@@ -10,6 +10,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 
+from rulelens.memory.beneath import SkippedFile
 from rulelens.memory.index import MemoryIndex, agent_orphans
 from rulelens.memory.settings import MemorySettings
 from rulelens.memory.workspace import MemoryLocation
@@ -93,6 +94,9 @@ class MemoryStatus:
     agent_orphans: list[str]
     dream: DreamGates
     notes: list[str] = field(default_factory=list)
+    #: Files the agent lists that RuleLens does not read (links out of the memory root,
+    #: FIFOs, devices, directories named ``*.md``), each with the reason.
+    skipped: list[SkippedFile] = field(default_factory=list)
 
     @property
     def stale_files(self) -> list[str]:
@@ -110,7 +114,8 @@ def memory_status(location: MemoryLocation, settings: MemorySettings,
     states = index.file_states() if index is not None else {}
     stats = index.stats() if index is not None else {}
     files: list[FileStatus] = []
-    for mf in location.memory_files():
+    scan = location.scan()
+    for mf in scan.files:
         try:
             st = os.stat(mf.path)
         except OSError:
@@ -136,4 +141,4 @@ def memory_status(location: MemoryLocation, settings: MemorySettings,
         index.path if index is not None else None, int(str(stats.get("chunks", 0))),
         int(str(stats.get("vectors", 0))), embedder,
         int(str(last_sync)) if last_sync is not None else None, agent, orphans,
-        dream_gates(location, settings, now), notes)
+        dream_gates(location, settings, now), notes, list(scan.skipped))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from blake3 import blake3
 
+from rulelens.agents.fs import canonical, discover_git_root
 from rulelens.memory.beneath import (
     Refused,
     SkippedFile,
@@ -22,7 +23,6 @@ from rulelens.memory.beneath import (
     lstat_beneath,
     read_beneath,
 )
-from rulelens.agents.fs import canonical, discover_git_root
 
 #: Memory-file source labels (spec §7.3). ``dream`` is only ever carried over from the
 #: agent's own index: it is the label of workspace MEMORY.md rows first written by a dream.
