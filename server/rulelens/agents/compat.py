@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from rulelens.agents import safeio
 from rulelens.agents.rusttext import trim
 
 VENDORS = ("cursor", "claude", "codex")
@@ -87,23 +88,33 @@ class Compat:
 
 
 def read_config(grok_home: str) -> tuple[dict[str, object], str]:
-    """Parse ``$GROK_HOME/config.toml``; a missing file is an empty config."""
+    """Parse ``$GROK_HOME/config.toml``; a missing file is an empty config.
+
+    Read through :mod:`~rulelens.agents.safeio` (a FIFO, a device or a 200,000-deep
+    array is a :class:`ConfigError` with one line, never a hang or a traceback).
+    """
     path = os.path.join(grok_home, "config.toml")
+    shown = safeio.printable(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = safeio.read_bytes(path, safeio.CONFIG_LIMIT)
     except FileNotFoundError:
         return {}, path
-    except IsADirectoryError as exc:
-        raise ConfigError(f"{path}: is a directory, not a TOML file") from exc
+    except safeio.NotAFileError as exc:
+        raise ConfigError(f"{shown}: is {exc.kind}, not a TOML file") from None
+    except safeio.TooLargeError as exc:
+        raise ConfigError(f"{shown}: too large for a config file ({exc.size} bytes;"
+                          f" RuleLens reads at most {exc.limit})") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise ConfigError(f"{shown}: cannot read ({safeio.describe(exc)})") from None
     try:
         return tomllib.loads(raw.decode("utf-8")), path
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start})") from exc
+        raise ConfigError(f"{shown}: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+        raise ConfigError(f"{shown}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per level of [[[...]]] or {a={...}}
+        raise ConfigError(f"{shown}: invalid TOML: arrays or tables nested too deeply"
+                          " to parse") from None
 
 
 def resolve_compat(

@@ -25,8 +25,10 @@ import os
 import stat
 from collections.abc import Iterator
 
-#: Bound for a text file RuleLens holds whole (an instruction file, a rule, a note).
-TEXT_LIMIT = 16 * 1024 * 1024
+#: Bound for a text file RuleLens holds whole (an instruction file, a rule, a note). The
+#: agent has no cap: a 50 MB AGENTS.md loads, and RuleLens shows it; a sparse 100 GB one
+#: must not exhaust memory.
+TEXT_LIMIT = 64 * 1024 * 1024
 #: Bound for a configuration file (``config.toml``, ``.gitignore``, a git config).
 CONFIG_LIMIT = 4 * 1024 * 1024
 _CHUNK = 1 << 20

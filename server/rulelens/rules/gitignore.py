@@ -20,12 +20,32 @@ import functools
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from rulelens.agents import safeio
 from rulelens.agents.fs import is_within
 from rulelens.agents.rusttext import lines
+from rulelens.rules.linearre import LinearPattern, Unsupported, unbounded_repeats
+
+#: Patterns with more unbounded repeats (``*``, ``**``) than this run on the linear
+#: matcher: Python's backtracking ``re`` takes time exponential in their number.
+_BACKTRACK_SAFE = 2
+#: The most pattern lines of one ignore file RuleLens evaluates (the rest are reported).
+MAX_PATTERNS = 50_000
+#: The most wildcard patterns (compiled regexes) RuleLens applies per repository.
+MAX_GLOBS = 5_000
+#: The most patterns needing the linear matcher RuleLens applies per repository.
+MAX_LINEAR = 1_000
+#: The most bytes of one ignore file RuleLens reads (the rest are reported).
+MAX_IGNORE_BYTES = safeio.CONFIG_LIMIT
+
+
+class _Matcher(Protocol):
+    def match(self, text: str, /) -> object: ...
+    def fullmatch(self, text: str, /) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -34,35 +54,90 @@ class IgnoreRule:
     line: int
     pattern: str
     include: bool
-    regex: re.Pattern[str]
+    #: The pattern's regex (``pathspec``'s translation), as text.
+    regex: str
     #: ``pathspec`` regexes match a path *or anything below it*; the agent's matcher tests
     #: each level on its own (``matched_path_or_any_parents``), so a match must end at the
     #: end of the probe. Only patterns ending in ``/**`` really match descendants.
     exact: bool = True
+    #: Position in the matcher's rule list (later rules win).
+    index: int = 0
+    #: Run on :class:`~rulelens.rules.linearre.LinearPattern` (too many repeats for ``re``).
+    linear: bool = False
+    #: For a literal pattern: ``(literal, anchored, dir_only)``; looked up, not matched.
+    literal: tuple[str, bool, bool] | None = None
+    #: ``re.Pattern`` or ``LinearPattern``, compiled on first use.
+    _compiled: list[_Matcher] = field(default_factory=list, compare=False, repr=False)
+
+    def _matcher(self) -> _Matcher:
+        if not self._compiled:
+            self._compiled.append(LinearPattern(self.regex) if self.linear
+                                  else re.compile(self.regex))
+        return self._compiled[0]
 
     def matches(self, probe: str) -> bool:
-        if self.exact:
-            return self.regex.fullmatch(probe) is not None
-        return self.regex.match(probe) is not None
+        m = self._matcher()
+        found = m.fullmatch(probe) if self.exact else m.match(probe)
+        return found is not None and found is not False
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """One gitignore line: ``(include, regex, exact)`` and, for a literal pattern, the
+    literal and its form (``name``: any directory level; ``path``: from the root)."""
+
+    include: bool
+    regex: str
+    exact: bool
+    literal: str | None = None
+    anchored: bool = False
+    dir_only: bool = False
+
+
+_ANY_DIRS = "^(?:.+/)?"
+_END_ANY = "(?:(?P<ps_d>/)|$)"
+_END_DIR = "(?P<ps_d>/)"
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _literal_form(regex: str) -> tuple[str, bool, bool] | None:
+    """``(literal, anchored, dir_only)`` when ``regex`` is a plain name or path, which
+    then matches by string comparison: exactly when ``re.escape(literal)`` gives the
+    regex body back, so the comparison means what the regex means."""
+    for head, anchored in ((_ANY_DIRS, False), ("^", True)):
+        if not regex.startswith(head):
+            continue
+        for tail, dir_only in ((_END_ANY, False), (_END_DIR, True)):
+            if not regex.endswith(tail):
+                continue
+            body = regex[len(head):len(regex) - len(tail)]
+            literal = _ESCAPE.sub(r"\1", body)
+            if literal and re.escape(literal) == body and (anchored or "/" not in literal):
+                return literal, anchored, dir_only
+        return None
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
-def _compile(line: str) -> tuple[bool, re.Pattern[str], bool] | None:
-    """One gitignore line to ``(include, regex, exact)``; ``None`` for no pattern.
+def _compile(line: str) -> _Parsed | None:
+    """One gitignore line translated; ``None`` for no pattern (or one that cannot be).
 
     A pure function of the line's text, memoised like :mod:`re` memoises compiled
     patterns: it hides no file-system state.
     """
     try:
-        pat = GitIgnoreSpecPattern(line)
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
     except Exception:
         return None
-    if pat.include is None or pat.regex is None:
+    if include is None or not isinstance(regex, str):
         return None
-    return bool(pat.include), pat.regex, "ps_d" in pat.regex.pattern
+    exact = "ps_d" in regex
+    form = _literal_form(regex) if exact else None
+    if form is not None:
+        return _Parsed(bool(include), regex, exact, *form)
+    return _Parsed(bool(include), regex, exact)
 
 
-@functools.lru_cache(maxsize=256)
 def _any_rule(patterns: tuple[tuple[str, bool], ...]) -> re.Pattern[str] | None:
     """One regex that matches a probe iff at least one rule does (a fast "no" path)."""
     if not patterns:
@@ -89,27 +164,59 @@ class IgnoreMatch:
     pattern: str
 
 
-def _read_patterns(path: str) -> list[IgnoreRule]:
+@dataclass(frozen=True)
+class IgnoreProblem:
+    """Why RuleLens could not evaluate (all of) an ignore file as the agent does."""
+
+    source: str
+    detail: str
+
+
+@dataclass
+class _Loaded:
+    """The patterns of one ignore file, with what could not be evaluated."""
+
+    lines: list[tuple[int, str, _Parsed]] = field(default_factory=list)
+    problems: list[IgnoreProblem] = field(default_factory=list)
+
+
+def _read_patterns(path: str) -> _Loaded:
     """Patterns of one ignore file, like the ``ignore`` crate's ``add_line``.
 
     Lines are Rust ``lines``; a line starting with ``#`` is a comment (leading blanks are
     part of a pattern, as in git); a pattern the matcher cannot compile never matches.
+    A FIFO or device is not read; a file over :data:`MAX_IGNORE_BYTES` or with more than
+    :data:`MAX_PATTERNS` patterns is evaluated up to that bound, and the rest reported.
     """
+    out = _Loaded()
     try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8", "replace")
+        raw, truncated = safeio.read_head(path, MAX_IGNORE_BYTES)
+    except safeio.NotAFileError as exc:
+        if exc.kind != "a directory":
+            out.problems.append(IgnoreProblem(path, f"{exc.strerror}; its patterns are not"
+                                              " applied"))
+        return out
     except OSError:
-        return []
-    rules: list[IgnoreRule] = []
+        return out
+    if truncated:
+        raw = raw[:raw.rfind(b"\n") + 1]
+        out.problems.append(IgnoreProblem(
+            path, f"larger than {MAX_IGNORE_BYTES} bytes; RuleLens applies only the lines"
+            f" in the first {MAX_IGNORE_BYTES} bytes, the agent applies them all"))
+    text = raw.decode("utf-8", "replace")
     for number, line in enumerate(lines(text), start=1):
         if line.startswith("#"):
             continue
-        compiled = _compile(line)
-        if compiled is None:
+        parsed = _compile(line)
+        if parsed is None:
             continue
-        include, regex, exact = compiled
-        rules.append(IgnoreRule(path, number, line, include, regex, exact))
-    return rules
+        if len(out.lines) == MAX_PATTERNS:
+            out.problems.append(IgnoreProblem(
+                path, f"more than {MAX_PATTERNS} patterns; RuleLens applies lines 1-"
+                f"{out.lines[-1][0]}, the agent applies them all"))
+            break
+        out.lines.append((number, line, parsed))
+    return out
 
 
 def _git_config_excludes_file(home: str, env: Mapping[str, str]) -> str | None:
@@ -152,23 +259,100 @@ def _read_core_excludes(path: str) -> str | None:
 
 
 class GitIgnore:
-    """The agent's gitignore matcher for one repository."""
+    """The agent's gitignore matcher for one repository.
 
-    def __init__(self, root: str, rules: list[IgnoreRule]) -> None:
+    Literal patterns (``node_modules/``, ``/build``, ``secret.md``) are looked up by name
+    or path; the others are regexes, run by :mod:`re` when they backtrack harmlessly and
+    by :class:`~rulelens.rules.linearre.LinearPattern` otherwise, so no line of any
+    ``.gitignore`` can make a lookup take more than linear time.
+    """
+
+    def __init__(self, root: str, rules: list[IgnoreRule],
+                 problems: tuple[IgnoreProblem, ...] = ()) -> None:
         self.root = root
         self.rules = rules
+        self.problems = problems
         self._prefix = root if root.endswith("/") else root + "/"
-        self._any = _any_rule(tuple((r.regex.pattern, r.exact) for r in rules))
+        #: Literal rules by (literal, dir_only): every index, in order.
+        self._names: dict[tuple[str, bool], list[int]] = {}
+        self._paths: dict[tuple[str, bool], list[int]] = {}
+        self._globs: list[IgnoreRule] = []
+        tame: list[tuple[str, bool]] = []
+        for rule in rules:
+            if rule.literal is not None:
+                literal, anchored, dir_only = rule.literal
+                table = self._paths if anchored else self._names
+                table.setdefault((literal, dir_only), []).append(rule.index)
+                continue
+            self._globs.append(rule)
+            if not rule.linear:
+                tame.append((rule.regex, rule.exact))
+        self._any = _any_rule(tuple(tame))
+        self._any_failed = bool(tame) and self._any is None
         #: Decisions per probe; parent directories are shared by every file below them.
         self._decided: dict[str, IgnoreRule | None] = {}
 
     @classmethod
     def build(cls, git_root: str, home: str, env: Mapping[str, str]) -> GitIgnore:
-        rules = _read_patterns(os.path.join(git_root, ".gitignore"))
+        rules: list[IgnoreRule] = []
+        problems: list[IgnoreProblem] = []
+        linear_count = glob_count = 0
+        sources = [os.path.join(git_root, ".gitignore")]
         excludes = _git_config_excludes_file(home, env) or os.path.join(home, ".gitignore")
         if os.path.isfile(excludes):
-            rules += _read_patterns(excludes)
-        return cls(git_root, rules)
+            sources.append(excludes)
+        for source in sources:
+            loaded = _read_patterns(source)
+            problems += loaded.problems
+            for number, line, parsed in loaded.lines:
+                linear = parsed.literal is None and unbounded_repeats(
+                    parsed.regex) > _BACKTRACK_SAFE
+                literal = (None if parsed.literal is None
+                           else (parsed.literal, parsed.anchored, parsed.dir_only))
+                rule = IgnoreRule(source, number, line, parsed.include, parsed.regex,
+                                  parsed.exact, len(rules), linear, literal)
+                if literal is None and not linear:
+                    if glob_count == MAX_GLOBS:
+                        problems.append(IgnoreProblem(source, (
+                            f"more than {MAX_GLOBS} wildcard patterns; RuleLens does not"
+                            f" apply line {number} and the wildcard ones after it, the"
+                            " agent does")))
+                    glob_count += 1
+                    if glob_count > MAX_GLOBS:
+                        continue
+                if linear and linear_count == MAX_LINEAR:
+                    problems.append(IgnoreProblem(source, (
+                        f"more than {MAX_LINEAR} complex patterns (three or more `*`);"
+                        f" RuleLens does not apply line {number} and the complex ones after"
+                        " it, the agent does")))
+                    linear_count += 1
+                if linear and linear_count > MAX_LINEAR:
+                    continue
+                linear_count += linear
+                if linear and not _runs_linear(rule):
+                    problems.append(IgnoreProblem(source, (
+                        f"line {number} (`{line}`) is too complex to match in bounded time;"
+                        " RuleLens does not apply it, the agent does")))
+                    continue
+                rules.append(rule)
+        return cls(git_root, rules, tuple(problems))
+
+    def _literal_hit(self, rel: str) -> int:
+        """The index of the last literal rule matching ``rel``, or -1."""
+        is_dir = rel.endswith("/")
+        core = rel[:-1] if is_dir else rel
+        parent, slash, name = core.rpartition("/")
+        best = -1
+        for dir_only in (False, True) if is_dir else (False,):
+            hits = self._paths.get((core, dir_only))
+            if hits:
+                best = max(best, hits[-1])
+            # ``(?:.+/)?`` before the name: no parent, or one of >= 1 character, no "\n".
+            if not slash or (parent and "\n" not in parent):
+                hits = self._names.get((name, dir_only))
+                if hits:
+                    best = max(best, hits[-1])
+        return best
 
     def _decide(self, rel: str) -> IgnoreRule | None:
         """The last rule matching ``rel`` exactly at this level, if any."""
@@ -176,10 +360,15 @@ class GitIgnore:
             return self._decided[rel]
         except KeyError:
             pass
-        found: IgnoreRule | None = None
-        if self._any is None or self._any.match(rel) is not None:
-            for rule in reversed(self.rules):
-                if rule.matches(rel):
+        best = self._literal_hit(rel) if (self._names or self._paths) else -1
+        found: IgnoreRule | None = self.rules[best] if best >= 0 else None
+        if self._globs:
+            tame_may = self._any_failed or (
+                self._any is not None and self._any.match(rel) is not None)
+            for rule in reversed(self._globs):
+                if rule.index < best:
+                    break
+                if (rule.linear or tame_may) and rule.matches(rel):
                     found = rule
                     break
         self._decided[rel] = found
@@ -210,6 +399,18 @@ class GitIgnore:
 
     def is_ignored(self, path: str) -> bool:
         return self.match(path) is not None
+
+
+def _runs_linear(rule: IgnoreRule) -> bool:
+    """Whether the linear matcher can run ``rule`` (an invalid regex never matches, as
+    before; a construct it does not support is reported)."""
+    try:
+        rule._matcher()
+    except Unsupported:
+        return False
+    except re.error:
+        return True
+    return True
 
 
 def walk_unignored(top: str, prune: frozenset[str],
