@@ -76,3 +76,26 @@ async def test_code_actions_offer_the_fixes(client: LanguageClient, demo: Demo) 
         range=types.Range(types.Position(5, 0), types.Position(5, 0)),
         context=types.CodeActionContext(diagnostics=[])))
     assert not none
+
+
+async def test_unsafe_fix_is_a_previewed_code_action(client: LanguageClient, demo: Demo) -> None:
+    """A move (RL206) is never applied unasked: the action's edit needs confirmation."""
+    nested = demo.repo / ".grok/rules/drafts/cache.md"
+    nested.parent.mkdir(parents=True, exist_ok=True)
+    nested.write_text("Cache rules.\n")
+    uri = demo.uri(".grok/rules/drafts/cache.md")
+    open_doc(client, uri, nested.read_text(), language="markdown")
+    found = await _diagnostics(client, uri, {"RL206"})
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=found[0].range,
+        context=types.CodeActionContext(diagnostics=found)))
+    assert actions
+    (move,) = [a for a in actions if isinstance(a, types.CodeAction)]
+    assert not move.is_preferred and "unsafe" in move.title
+    assert move.edit is not None and move.edit.change_annotations is not None
+    (note,) = move.edit.change_annotations.values()
+    assert note.needs_confirmation is True
+    (change,) = move.edit.document_changes or []
+    assert isinstance(change, types.RenameFile) and change.annotation_id is not None
+    assert change.new_uri.endswith("/.grok/rules/cache.md")
+    assert nested.exists()  # nothing was moved

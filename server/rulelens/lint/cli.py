@@ -1,22 +1,30 @@
-"""SHELL: ``rulelens lint [PATHS...] [--format text|json|sarif] [--fix]``.
+"""SHELL: ``rulelens lint [PATHS...] [--format text|json|sarif|github] [--fix | --diff]``
+and ``rulelens explain RL123``.
 
 Walks each directory for instruction files (see :mod:`rulelens.lint.walk`), lints each with
 the chain that loads it, prints, and exits 1 when an error-severity finding remains (0
-otherwise; 2 for bad arguments). ``--fix`` applies *safe* fixes only, one at a time with a
-re-lint in between, and reports what is left; unsafe fixes (``.gitignore`` edits, moves
-that change which agents read a file) are never applied from the command line.
+otherwise; 2 for bad arguments). Hint findings (another agent's file, a file loaded once
+only) are for the editor and are left out unless ``--hints`` is given.
+
+``--fix`` applies *safe* fixes only: edits of an instruction file's own text, one at a
+time with a re-lint in between; it never renames, moves or deletes a file and never
+edits any other file (those fixes are offered in the editor, with a preview). ``--diff``
+prints what ``--fix`` would change and changes nothing (exit 1 when it would change
+something).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import gc
 import os
 import sys
 from collections.abc import Iterable, Iterator
 
 from rulelens.lint import output
+from rulelens.lint.fixes import write_atomic
 from rulelens.lint.model import Finding, Range
 from rulelens.lint.session import LintSession
 from rulelens.lint.walk import iter_instruction_files
@@ -61,21 +69,41 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def _fix(linter: LintSession, files: list[str], write: bool, base: str) -> int:
+    """Apply (``write``) or show the safe fixes of ``files``; the number of files changed."""
+    changed = 0
+    for f in files:
+        result = linter.fixed_text(f)
+        if result is None:
+            continue
+        before, after, notes = result
+        for note in notes:
+            print(f"rulelens: {note}", file=sys.stderr)
+        if after == before:
+            continue
+        changed += 1
+        if write:
+            write_atomic(f, after)
+        else:
+            name = output.display_path(f, base)
+            sys.stdout.writelines(difflib.unified_diff(
+                before.splitlines(keepends=True), after.splitlines(keepends=True),
+                f"a/{name}", f"b/{name}"))
+    return changed
+
+
 def _run(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not os.path.lexists(p)]
     if missing:
         print(f"rulelens: error: {missing[0]}: no such file or directory", file=sys.stderr)
         return 2
+    base = os.getcwd()
     linter = LintSession(AgentEnvironment.from_env())
     files = collect(args.paths, linter.env)
+    if args.diff:
+        return 1 if _fix(linter, files, False, base) else 0
     if args.fix:
-        fixed: list[str] = []
-        for f in files:
-            final, notes = linter.fix(f)
-            fixed.append(final)
-            for note in notes:
-                print(f"rulelens: {note}", file=sys.stderr)
-        files = fixed
+        _fix(linter, files, True, base)
         linter = LintSession(linter.env)
     findings: list[Finding] = []
     for f in files:
@@ -85,7 +113,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"rulelens: internal error while linting {f}: {exc!r}", file=sys.stderr)
             findings.append(Finding("RL203", "error", f"internal linter error: {exc!r}",
                                     Range.point(0), f))
-    base = os.getcwd()
+    if not args.hints:
+        findings = [f for f in findings if f.severity != "hint"]
     problems = linter.problems
     for p in problems:
         if args.format != "text":
@@ -94,16 +123,43 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(output.dumps(output.to_json_list(findings, base)))
     elif args.format == "sarif":
         sys.stdout.write(output.dumps(output.to_sarif(findings, base)))
+    elif args.format == "github":
+        sys.stdout.write(output.to_github(findings, base))
     else:
         sys.stdout.write(output.to_text(findings, base, problems))
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    from rulelens.lint.docs import page
+    from rulelens.lint.registry import BY_CODE
+
+    code = args.code.upper()
+    check = BY_CODE.get(code)
+    if check is None:
+        print(f"rulelens: error: {args.code}: no such check (see `docs/checks.md`)",
+              file=sys.stderr)
+        return 2
+    sys.stdout.write(page(check))
+    return 0
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("lint", help="check instruction files: frontmatter, discovery, size,"
-                       " content")
+                       " content, references")
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
                    help="files or directories (default: .); directories are walked")
-    p.add_argument("--format", choices=("text", "json", "sarif"), default="text")
-    p.add_argument("--fix", action="store_true", help="apply safe fixes, then report the rest")
+    p.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text",
+                   help="github: workflow annotations (::error file=...)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--fix", action="store_true",
+                      help="apply safe fixes (edits of instruction files only), then report")
+    mode.add_argument("--diff", action="store_true",
+                      help="show what --fix would change as a unified diff; change nothing")
+    p.add_argument("--hints", action="store_true",
+                   help="also report hint findings (shown in the editor by default)")
     p.set_defaults(func=run)
+    e = sub.add_parser("explain", help="print a lint check's documentation: rulelens explain"
+                       " RL207")
+    e.add_argument("code", metavar="CHECK", help="a check id such as RL207")
+    e.set_defaults(func=_explain)

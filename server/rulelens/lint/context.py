@@ -18,7 +18,7 @@ from rulelens.lint.chainindex import ChainIndex
 from rulelens.lint.config import LintConfig
 from rulelens.lint.disk import Disk
 from rulelens.lint.document import Document
-from rulelens.lint.model import Finding, Fix, Range, Related
+from rulelens.lint.model import Finding, Fix, Range, Related, TextEdit
 from rulelens.lint.registry import BY_CODE
 from rulelens.rules.fs import canonical, discover_git_root
 from rulelens.rules.model import Chain, RuleFile, Skipped
@@ -42,13 +42,19 @@ class Context:
              related: Iterable[Related] = (), fixes: Iterable[Fix] = ()) -> None:
         if code not in BY_CODE:
             raise KeyError(f"unregistered check id {code}")
+        fixes = tuple(fixes)
+        for fix in fixes:
+            if fix.safety == "safe" and not all(
+                    isinstance(e, TextEdit) and e.path == self.doc.path for e in fix.edits):
+                # --fix applies safe fixes unasked: only edits of this document's text.
+                raise ValueError(f"{code}: a safe fix may only edit the document itself")
         if not self.config.enabled(code):
             return
         off = self.doc.disabled
         if code in off or "*" in off:
             return
         self.findings.append(Finding(code, self.config.severity_of(code), message, range,
-                                     self.doc.path, tuple(related), tuple(fixes)))
+                                     self.doc.path, tuple(related), fixes))
 
     def has(self, code: str) -> bool:
         return any(f.code == code for f in self.findings)
@@ -60,6 +66,15 @@ class Context:
 
     def _same(self, path: str) -> bool:
         return os.path.abspath(path) == self.doc.path or canonical(path) == self.canonical_path
+
+    def _spelled(self, path: str) -> bool:
+        """``path`` names this document by the same name in the same directory (directory
+        symlinks resolved, a file symlink not: a skip record is about the spelling the
+        agent probed, not the file it points to)."""
+        if os.path.abspath(path) == self.doc.path:
+            return True
+        return os.path.basename(path) == self.doc.name and \
+            canonical(os.path.dirname(path)) == canonical(self.doc.directory)
 
     @cached_property
     def index(self) -> ChainIndex | None:
@@ -73,7 +88,7 @@ class Context:
         if self.index is None:
             return ()
         name = self.doc.name
-        return tuple(s for s in self.index.skipped_named(name) if self._same(s.path))
+        return tuple(s for s in self.index.skipped_named(name) if self._spelled(s.path))
 
     @cached_property
     def chain_entry(self) -> RuleFile | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from rulelens.lint.config import Thresholds
-from rulelens.lint.registry import CHECKS
+from rulelens.lint.registry import CHECKS, Check
 
 _FAMILIES = {
     "frontmatter": "Frontmatter",
@@ -42,22 +42,30 @@ def render() -> str:
         if c.family != family:
             family = c.family
             out += ["", f"## {_FAMILIES[family]}"]
-        out += [
-            "",
-            f"### {c.code}",
-            "",
-            f"**{c.title}** — `{c.name}`, default severity **{c.severity}**,"
-            f" {'quick fix available' if c.fixable else 'no quick fix'}.",
-            "",
-            c.rationale,
-            "",
-            "Sources: " + "; ".join(c.sources) + ".",
-        ]
+        out += ["", *_section(c)]
     out += ["", "## Thresholds", "",
             "Defaults (set them under `thresholds`, see [config.md](config.md)):", ""]
     for name, value in vars(Thresholds()).items():
         out.append(f"- `{name}` = {value}")
     return "\n".join(out) + "\n"
+
+
+def _section(c: Check) -> list[str]:
+    return [
+        f"### {c.code}",
+        "",
+        f"**{c.title}** — `{c.name}`, default severity **{c.severity}**,"
+        f" {'quick fix available' if c.fixable else 'no quick fix'}.",
+        "",
+        c.rationale,
+        "",
+        "Sources: " + "; ".join(c.sources) + ".",
+    ]
+
+
+def page(c: Check) -> str:
+    """One check's section of ``docs/checks.md`` (``rulelens explain RL123``)."""
+    return "\n".join(_section(c)) + "\n"
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from rulelens.lint.caches import LintCaches
+from rulelens.lint.candidates import misspelling_candidate
 from rulelens.lint.checks import content, discovery, frontmatter, size
 from rulelens.lint.config import LintConfig
 from rulelens.lint.context import Context
@@ -34,6 +35,14 @@ def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
     sees the disk live)."""
     doc = Document(os.path.abspath(path), text, config)
     ctx = Context(doc, chain, config, caches if caches is not None else LintCaches())
+    if doc.fmt.misnamed and not misspelling_candidate(doc.path, ctx.git_root):
+        return []  # a page named like an instruction file, not a misspelt one
+    if text == "" and os.path.isdir(doc.path):
+        # A directory is a candidate only under a name the agent probes (RL204 says why
+        # it is dropped); every other check is about a file's text.
+        if doc.fmt.kind == "named":
+            discovery.run(ctx)
+        return ctx.findings
     too_big = len(text) > config.thresholds.max_lint_bytes
     for family in FAMILIES:
         if too_big and family is content:

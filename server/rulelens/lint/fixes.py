@@ -1,4 +1,5 @@
-"""Applying fixes to files on disk, atomically, for ``rulelens lint --fix`` and tests.
+"""Applying fixes: text edits in memory (``rulelens lint --fix`` and ``--diff``), and whole
+fixes to files on disk, atomically (the tests; the editor applies its own edits).
 
 Edits are expressed against the text the engine saw; a file is re-read here with the same
 decoding (UTF-8, newlines kept as they are) so CRLF files stay CRLF and a BOM stays put.
@@ -44,7 +45,8 @@ def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
     return text
 
 
-def _read(path: str) -> str:
+def read_text(path: str) -> str:
+    """The file as UTF-8 text with its newlines as they are (CRLF stays CRLF)."""
     with open(path, encoding="utf-8", newline="") as fh:
         return fh.read()
 
@@ -81,7 +83,7 @@ def apply_fix(fix: Fix) -> list[str]:
     new_texts = {}
     for path, edits in by_path.items():
         try:
-            new_texts[path] = apply_text_edits(_read(path), edits)
+            new_texts[path] = apply_text_edits(read_text(path), edits)
         except (OSError, UnicodeDecodeError) as exc:
             raise FixError(f"cannot edit {path}: {exc}") from exc
     changed: list[str] = []

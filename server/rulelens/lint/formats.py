@@ -19,9 +19,11 @@ from rulelens.agents.formats import (
     FormatKind,
 )
 
-__all__ = ["CLAUDE_NAMED", "GROK_RULE_DIRS", "LEGACY_FILES", "NAMED_FILES", "RULE_DIRS",
-           "FileFormat", "FormatKind", "classify", "is_instruction_file"]
+__all__ = ["CLAUDE_NAMED", "CLINE_DIR", "GROK_RULE_DIRS", "LEGACY_FILES", "NAMED_FILES",
+           "RULE_DIRS", "FileFormat", "FormatKind", "classify", "is_instruction_file"]
 
+#: Cline's rules directory (``.clinerules`` is also its older single-file form).
+CLINE_DIR = ".clinerules"
 #: Rules directories Grok itself reads (direct children only).
 GROK_RULE_DIRS = frozenset(f.kind for f in FORMATS if f.read_by_grok)
 _NAMED_LOWER = {n.lower() for n in NAMED_FILES}
@@ -63,6 +65,9 @@ def classify(path: str) -> FileFormat:
                 rules_dir = "/".join(parts[: i + 1])
                 return FileFormat(kind, owner, rules_dir, path_hint=path)
     parent = "/".join(parts[:-1]) or "."
+    if len(parts) >= 2 and parts[-2] == CLINE_DIR:
+        # Cline's rules directory: every file in it is a rule (Cline's own format).
+        return FileFormat("legacy", "/".join(parts[:-2]) or "/", path_hint=path)
     if len(parts) >= 2 and parts[-2] == ".github" and name == "copilot-instructions.md":
         return FileFormat("copilot-repo", "/".join(parts[:-2]) or "/", path_hint=path)
     if name in NAMED_FILES or name.lower() in _NAMED_LOWER:
@@ -80,8 +85,9 @@ def is_instruction_file(path: str) -> bool:
     fmt = classify(path)
     if fmt.kind == "other":
         return False
+    low = os.path.basename(path).lower()
     if fmt.is_rule:
-        name = os.path.basename(path)
-        low = name.lower()
         return low.endswith((".md", ".mdc", ".markdown")) or low == ".md"
+    if fmt.kind == "legacy" and os.path.basename(os.path.dirname(path)) == CLINE_DIR:
+        return low.endswith((".md", ".txt"))
     return True

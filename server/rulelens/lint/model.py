@@ -1,15 +1,16 @@
 """The values the linter returns: findings, their ranges, related locations and fixes.
 
-Everything is a frozen dataclass so a finding can be cached, compared in tests and handed
-across threads. Positions are 0-based lines and 0-based columns counted in Unicode code
-points of the text the engine was given (a ``\\r`` of a CRLF line belongs to the line but
-never to a range end). The language server converts columns to the client's encoding.
+Everything is immutable so a finding can be cached, compared in tests and handed across
+threads (positions and ranges are named tuples: a lint makes thousands of them). Positions
+are 0-based lines and 0-based columns counted in Unicode code points of the text the engine
+was given (a ``\\r`` of a CRLF line belongs to the line but never to a range end). The
+language server converts columns to the client's encoding.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Severity = Literal["error", "warning", "info", "hint"]
 Safety = Literal["safe", "unsafe"]
@@ -17,14 +18,12 @@ Safety = Literal["safe", "unsafe"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2, "hint": 3}
 
 
-@dataclass(frozen=True, order=True)
-class Position:
+class Position(NamedTuple):
     line: int
     character: int
 
 
-@dataclass(frozen=True, order=True)
-class Range:
+class Range(NamedTuple):
     start: Position
     end: Position
 

@@ -58,6 +58,27 @@ def to_text(findings: Sequence[Finding], base: str, problems: Sequence[str] = ()
     return "\n".join(out) + "\n"
 
 
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def to_github(findings: Sequence[Finding], base: str) -> str:
+    """GitHub Actions workflow commands: one annotation per finding."""
+    out = []
+    for f in findings:
+        props = ",".join([
+            f"file={_gh_escape(display_path(f.path, base), True)}",
+            f"line={f.range.start.line + 1}", f"col={f.range.start.character + 1}",
+            f"endLine={f.range.end.line + 1}", f"endColumn={f.range.end.character + 1}",
+            f"title={_gh_escape(f'{f.code} {BY_CODE[f.code].name}', True)}"])
+        out.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{_gh_escape(f.message)}\n")
+    return "".join(out)
+
+
 def to_sarif(findings: Sequence[Finding], base: str) -> dict[str, Any]:
     rules = [{
         "id": c.code,

@@ -120,10 +120,11 @@ CHECKS: tuple[Check, ...] = (
        ("Claude memory docs (invalid bracket expressions, brace budget)", "agnix CC-MEM-011,"
         " CUR-004"), False),
     _c("RL114", "glob-matches-nothing", "frontmatter", "warning",
-       "Glob matches no file in the workspace",
-       "A scope glob that matches no file means the rule never loads. Usually a typo, a moved"
-       " directory or a pattern written relative to the wrong directory. Globs are resolved"
-       " against the project root that owns the rules directory.",
+       "No scope glob of the rule matches a file in the workspace",
+       "A rule is judged by all its scope globs together: when none of them matches a file the"
+       " rule never loads (one dead pattern next to live ones is not reported). Usually a typo,"
+       " a moved directory or a pattern written relative to the wrong directory. Globs are"
+       " resolved against the project root that owns the rules directory.",
        ("Claude memory docs (patterns that match nothing)", "Agent Rules Lens 'not applicable'"),
        False),
     _c("RL115", "named-file-frontmatter", "frontmatter", "warning",
@@ -175,24 +176,30 @@ CHECKS: tuple[Check, ...] = (
        "Rule file nested below a rules directory never loads in Grok",
        "Grok lists only the direct children of `.grok/rules`, `.claude/rules` and"
        " `.cursor/rules`. Claude Code recurses, so nested files work there and silently not in"
-       " Grok. The fix moves the file into the rules directory.",
+       " Grok. The move into the rules directory is offered in the editor (unsafe); `--fix`"
+       " never moves files.",
        ("Grok Build per-root scan (spec §3.3)", "Claude memory docs (recursive rules)"), True),
     _c("RL207", "misnamed-instruction-file", "discovery", "warning",
        "File name the agent does not recognise (wrong case or extension)",
        "Grok looks up exact names (`AGENTS.md`, not `agents.md`) and only `*.md` inside rules"
-       " directories. On a case-sensitive file system a near-miss never loads. The fix renames"
-       " the file.",
+       " directories. On a case-sensitive file system a near-miss never loads. Only plausible"
+       " instruction files are judged: a case variant of a loaded name at a repository root, a"
+       " package root or next to other agent files, never a directory, and never inside a"
+       " documentation site (mkdocs, Docusaurus, Sphinx), a web framework's route directories,"
+       " dependencies or build output. The rename is offered in the editor (unsafe: it changes"
+       " which agents read the file and breaks links to it); `--fix` never renames.",
        ("Grok Build per-root scan (spec §3.3)",), True),
-    _c("RL208", "other-agent-file", "discovery", "info",
+    _c("RL208", "other-agent-file", "discovery", "hint",
        "File read by another agent, not by Grok",
        "GEMINI.md, `.cursorrules`, Cursor `.mdc` rules and Copilot's instructions are read by"
-       " their own tools; Grok does not read them. Informational, so a mixed-tool repository is"
-       " not noisy.",
+       " their own tools; Grok does not read them. A hint: the editor and `rulelens chain` show"
+       " it, CI output (`rulelens lint` without `--hints`) does not.",
        ("Grok Build per-root scan (spec §3.3)", "agnix CUR-006"), False),
-    _c("RL209", "loaded-twice", "discovery", "info",
+    _c("RL209", "loaded-twice", "discovery", "hint",
        "Same file reached twice (symlink or home/project overlap)",
        "The agent de-duplicates by canonical path: the file loads once, in the position of its"
-       " first (or its project) spelling.",
+       " first (or its project) spelling. Reported once, on the spelling that is skipped (the"
+       " recommended `CLAUDE.md -> AGENTS.md` symlink gives exactly this), as a hint.",
        ("Grok Build de-duplication (spec §3.5)",), False),
     _c("RL210", "case-twin", "discovery", "warning",
        "Two names differing only by case both load",
@@ -203,11 +210,13 @@ CHECKS: tuple[Check, ...] = (
     _c("RL211", "empty-file", "discovery", "warning",
        "Instruction file is empty (or only frontmatter/whitespace)",
        "An empty file costs a chain slot and tells the agent nothing; Codex skips whitespace-"
-       "only files.",
+       "only files. Never reported on a directory (a directory format such as `.clinerules/`"
+       " has its files linted instead).",
        ("agnix CUR-001, COP-001, WS-001", "Codex agents_md.rs (whitespace-only skipped)"), False),
     _c("RL212", "copilot-misnamed", "discovery", "warning",
        "File in `.github/instructions` not ending `.instructions.md`",
-       "Copilot only reads `*.instructions.md` there. The fix renames the file.",
+       "Copilot only reads `*.instructions.md` there. The rename is offered in the editor"
+       " (unsafe); `--fix` never renames.",
        ("docs.github.com custom instructions",), True),
     # ------------------------------------------------------------------------- size
     _c("RL301", "claude-line-guidance", "size", "warning",

@@ -18,8 +18,8 @@ from rulelens.lint.caches import LintCaches
 from rulelens.lint.config import LintConfig, load_config
 from rulelens.lint.disk import Disk, Snapshot
 from rulelens.lint.engine import chain_dir, lint_document
-from rulelens.lint.fixes import FixError, apply_fix
-from rulelens.lint.model import FileRename, Finding, Range
+from rulelens.lint.fixes import FixError, apply_text_edits, read_text
+from rulelens.lint.model import Finding, Range, TextEdit
 from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.model import Chain
 
@@ -129,31 +129,37 @@ class LintSession:
         return lint_document(path, text, chain, config, self.caches)
 
     # -------------------------------------------------------------------- fix
-    def fix(self, path: str, max_steps: int = 25) -> tuple[str, list[str]]:
-        """Apply safe fixes until none is left; returns the final path and messages."""
+    def fixed_text(self, path: str, max_steps: int = 25) -> tuple[str, str, list[str]] | None:
+        """``(text on disk, text with every safe fix applied, messages)`` for ``path``;
+        ``None`` when it cannot be read as UTF-8 text. Nothing is written.
+
+        Safe fixes are edits of the document's own text (see :meth:`Context.emit`); they
+        are applied one at a time, re-linting the new text in between. Renames, moves and
+        edits of other files are unsafe: offered in the editor, never applied here.
+        """
+        try:
+            original = read_text(path)
+        except (OSError, UnicodeDecodeError):
+            return None
+        text = original
         notes: list[str] = []
         applied: set[tuple[str, str]] = set()
-        current = path
         for _ in range(max_steps):
-            candidates = [f for f in self.lint(current) if f.safe_fix is not None]
-            if not candidates:
+            fix, code = None, ""
+            for finding in self.lint_text(path, text):
+                if finding.safe_fix is not None:
+                    fix, code = finding.safe_fix, finding.code
+                    break
+            if fix is None:
                 break
-            finding = candidates[0]
-            fix = finding.safe_fix
-            assert fix is not None
-            key = (finding.code, fix.title)
-            if key in applied:
-                notes.append(f"{current}: {finding.code} still reported after its fix; stopped")
+            if (code, fix.title) in applied:
+                notes.append(f"{path}: {code} still reported after its fix; stopped")
                 break
-            applied.add(key)
+            applied.add((code, fix.title))
             try:
-                changed = apply_fix(fix)
-            except (FixError, OSError) as exc:
-                notes.append(f"{current}: could not apply '{fix.title}': {exc}")
+                text = apply_text_edits(text, [e for e in fix.edits if isinstance(e, TextEdit)])
+            except FixError as exc:
+                notes.append(f"{path}: could not apply '{fix.title}': {exc}")
                 break
-            notes.append(f"{current}: fixed {finding.code}: {fix.title}")
-            for edit in fix.edits:
-                if isinstance(edit, FileRename) and edit.old == current:
-                    current = edit.new
-            self.invalidate([*changed, path, current])
-        return current, notes
+            notes.append(f"{path}: fixed {code}: {fix.title}")
+        return original, text, notes

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 
 from rulelens.agents.fs import discover_git_root
-from rulelens.lint.formats import RULE_DIRS, is_instruction_file
+from rulelens.lint.formats import NAMED_FILES, RULE_DIRS, is_instruction_file
 from rulelens.rules.gitignore import GitIgnore
 
 _ALWAYS_PRUNE = frozenset({".git", ".hg", ".svn"})
@@ -57,9 +57,11 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator
                 if ignored_zone and not _in_container(path, top):
                     continue
                 subdirs.append((path, ignored_zone))
-                # A directory named like an instruction file is a candidate too (RL204).
-                if is_instruction_file(path) and not ignored_zone and \
-                        os.path.basename(os.path.dirname(path)) not in ("rules", "instructions"):
+                # A directory with the exact name of a file the agent probes is a candidate
+                # too (RL204); any other directory is only walked (``.clinerules/`` is a
+                # directory format whose files are linted; ``app/[lang]/agents.md/`` is a
+                # web route, not a misspelt AGENTS.md).
+                if entry.name in NAMED_FILES and not ignored_zone:
                     yield path
                 continue
             if is_instruction_file(path):
@@ -74,7 +76,7 @@ def _dir_ignored(ignore: GitIgnore, path: str) -> bool:
     probe = os.path.relpath(path, ignore.root).replace(os.sep, "/")
     while probe and probe != ".":
         for rule in reversed(ignore.rules):
-            if rule.regex.match(probe + "/") or rule.regex.match(probe):
+            if rule.matches(probe + "/") or rule.matches(probe):
                 return rule.include
         probe = probe.rpartition("/")[0]
     return False

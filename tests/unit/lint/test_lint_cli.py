@@ -97,7 +97,7 @@ def test_sarif_is_valid_sarif_2_1_0(repo: Repo) -> None:
 
 def test_fix_applies_safe_fixes_only_and_relints(repo: Repo) -> None:
     _tree(repo)
-    repo.files({"docs/agents.md": "lower\n", "agents.md": "no fix: AGENTS.md exists\n"})
+    repo.files({"docs/agents.md": "lower\n", "agents.md": "a misspelt root file\n"})
     repo.files({".cursor/rules/py.mdc": '---\ndescription: Py\nglobs: src/**\nalwaysApply: "yes"\n'
                 '---\nHints.\n'})
     proc = run(repo, "--fix", "--format", "json")
@@ -105,16 +105,32 @@ def test_fix_applies_safe_fixes_only_and_relints(repo: Repo) -> None:
     left = {(d["path"], d["code"]) for d in data}
     assert ("CLAUDE.local.md", "RL201") in left  # unsafe: never applied from the CLI
     assert not any(code in ("RL104", "RL108") for _, code in left), left
-    assert ("docs/agents.md", "RL207") not in left
     assert Path(repo.path(".claude/rules/py.md")).read_text() == \
         '---\npaths:\n  - "src/**"\n---\nUse hints.\n'
-    assert Path(repo.path("docs/AGENTS.md")).read_text() == "lower\n"
-    assert not os.path.exists(repo.path("docs/agents.md"))
-    assert ("agents.md", "RL207") in left  # its target exists: no fix offered, file kept
-    assert Path(repo.path(".gitignore")).read_text() == "node_modules/\nCLAUDE.local.md\n.grok/\n"
     assert "alwaysApply: true" in Path(repo.path(".cursor/rules/py.mdc")).read_text()
+    # A page in docs/ is no instruction file: no finding, and it stays where it is.
+    assert not any(path == "docs/agents.md" for path, _ in left)
+    assert Path(repo.path("docs/agents.md")).read_text() == "lower\n"
+    assert not os.path.exists(repo.path("docs/AGENTS.md"))
+    # The misspelt root file is reported with a rename the editor offers; --fix never renames.
+    assert ("agents.md", "RL207") in left
+    assert Path(repo.path("agents.md")).read_text() == "a misspelt root file\n"
+    assert Path(repo.path(".gitignore")).read_text() == "node_modules/\nCLAUDE.local.md\n.grok/\n"
     assert "fixed RL104" in proc.stderr
     assert proc.returncode == 0, proc.stdout  # warnings remain, no errors
+
+
+def test_diff_shows_the_fix_and_changes_nothing(repo: Repo) -> None:
+    rule = '---\npaths: "src/**"\n---\nUse hints.\n'
+    repo.files({"src/app.py": "", ".claude/rules/py.md": rule})
+    proc = run(repo, "--diff")
+    assert proc.returncode == 1, proc.stderr  # something would change
+    assert "--- a/.claude/rules/py.md" in proc.stdout and "+++ b/.claude/rules/py.md" in proc.stdout
+    assert '-paths: "src/**"' in proc.stdout and '+  - "src/**"' in proc.stdout
+    assert Path(repo.path(".claude/rules/py.md")).read_text() == rule
+    run(repo, "--fix")
+    again = run(repo, "--diff")
+    assert again.returncode == 0 and again.stdout == ""
 
 
 def test_config_problem_is_reported_not_fatal(repo: Repo) -> None:

@@ -12,7 +12,7 @@ import re
 
 from rulelens.agents.compat import BASE_FILENAMES
 from rulelens.lint.context import Context
-from rulelens.lint.formats import GROK_RULE_DIRS, NAMED_FILES
+from rulelens.lint.formats import CLINE_DIR, GROK_RULE_DIRS, NAMED_FILES
 from rulelens.lint.model import FileRename, Fix, Range, Related, TextEdit
 from rulelens.rules.model import Skipped, SkipReason
 
@@ -117,9 +117,11 @@ def _unignore(ctx: Context, source: str, line: int, pattern: str) -> Fix | None:
 
 
 def _rename_fix(ctx: Context, new: str, title: str) -> list[Fix]:
+    """A rename offered in the editor, never applied by ``--fix``: it changes which agents
+    read the file, and what else refers to it by name."""
     if os.path.lexists(new) and not _same_file_case(ctx.doc.path, new):
         return []
-    return [Fix(title, "safe", (FileRename(ctx.doc.path, new),))]
+    return [Fix(title, "unsafe", (FileRename(ctx.doc.path, new),))]
 
 
 def _same_file_case(a: str, b: str) -> bool:
@@ -144,6 +146,8 @@ def _names(ctx: Context, first: Range) -> None:
                  first, fixes=_rename_fix(ctx, new, f"Rename to {proper}"))
     elif fmt.kind in ("named", "legacy") and name in _OTHER_AGENT:
         ctx.emit("RL208", f"{_OTHER_AGENT[name]}.", first)
+    elif fmt.kind == "legacy" and os.path.basename(directory) == CLINE_DIR:
+        ctx.emit("RL208", f"Cline reads the rules in `{CLINE_DIR}/`; Grok does not.", first)
     elif fmt.kind == "copilot-repo":
         ctx.emit("RL208", "GitHub Copilot reads this file; Grok does not. Put instructions"
                  " for Grok in AGENTS.md.", first)

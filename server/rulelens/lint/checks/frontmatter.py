@@ -91,6 +91,8 @@ def run(ctx: Context) -> None:
 # -------------------------------------------------------------------- named files
 def _named_frontmatter(ctx: Context, fm: ParsedFrontmatter) -> None:
     doc = ctx.doc
+    if doc.fmt.misnamed or ctx.skip_records:
+        return  # the agent does not load it under this name (RL2xx says why)
     end = fm.block.end_line or 0
     rng = Range.of(fm.block.start_line, 0, end, doc.line_length(end))
     body = min(fm.block.body_line, doc.line_count - 1)
@@ -262,16 +264,27 @@ def _glob_values(ctx: Context, f: Field, *, split_strings: bool) -> None:
     check_workspace = ctx.git_root is not None and (
         root == ctx.git_root or root.startswith(ctx.git_root.rstrip(os.sep) + os.sep))
     max_files = ctx.config.thresholds.glob_scan_max_files
+    valid: list[tuple[str, Range]] = []
     for glob, rng in entries:
         why = ctx.caches.globs.problem(glob)
         if why is not None:
             ctx.emit("RL113", f"Invalid glob `{glob}`: {why}.", rng)
-            continue
-        if check_workspace and ctx.config.enabled("RL114"):
-            hit = ctx.caches.globs.matches_any(root, glob, max_files)
-            if hit is False:
-                ctx.emit("RL114", f"`{glob}` matches no file under {ctx.rel(root) or root}, so"
-                         " this rule never loads for any file there.", rng)
+        else:
+            valid.append((glob, rng))
+    if not valid or not check_workspace or not ctx.config.enabled("RL114"):
+        return
+    # The rule is judged by all its patterns together: it never loads only when none of
+    # them matches a file (one dead pattern next to live ones is not "never").
+    if all(ctx.caches.globs.matches_any(root, glob, max_files) is False for glob, _ in valid):
+        where = ctx.rel(root) or root
+        if len(valid) == 1:
+            glob, rng = valid[0]
+            ctx.emit("RL114", f"`{glob}` matches no file under {where}, so this rule never"
+                     " loads for any file there.", rng)
+        else:
+            names = ", ".join(f"`{g}`" for g, _ in valid)
+            ctx.emit("RL114", f"None of {names} matches a file under {where}, so this rule"
+                     " never loads for any file there.", f.value_range)
 
 
 def _sub_range(ctx: Context, whole: Range, part: str) -> Range:
