@@ -1,0 +1,87 @@
+;;; rulelens.el --- RuleLens in Emacs through eglot  -*- lexical-binding: t; -*-
+
+;; Use the RuleLens language server (`rulelens serve') from eglot: Emacs 29+ has eglot built
+;; in; on Emacs 26.3-28 install it (Debian: elpa-eglot; or M-x package-install RET eglot).
+;;
+;;   (load "/path/to/rulelens/emacs/rulelens.el")
+;;   (setq rulelens-modes '(markdown-mode gfm-mode text-mode))   ; where eglot starts RuleLens
+;;   (rulelens-eglot-setup)
+;;
+;; then M-x eglot in a rule file (or `eglot-ensure' from those modes' hooks).  You get the lint
+;; diagnostics (flymake), quick fixes (M-x eglot-code-actions) and hovers (eldoc).  eglot has
+;; no code-lens display, so `rulelens-code-lenses' shows the lenses' titles in the echo area
+;; and `rulelens-chain' shows the chain of instruction files for the buffer's file.
+;;
+;; eglot runs one server per buffer: a mode listed in `rulelens-modes' gets RuleLens instead
+;; of its language's server.  Nothing here is specific to Emacs on the server's side.
+
+;;; Code:
+
+(require 'eglot)
+(require 'jsonrpc)
+(require 'subr-x)
+
+(defgroup rulelens nil
+  "Which AI-agent instruction files govern a file, through the RuleLens server."
+  :group 'tools)
+
+(defcustom rulelens-command '("rulelens" "serve")
+  "The command that starts the RuleLens language server (it speaks LSP over stdio)."
+  :type '(repeat string))
+
+(defcustom rulelens-modes '(markdown-mode gfm-mode text-mode)
+  "Major modes in which eglot starts RuleLens."
+  :type '(repeat symbol))
+
+;;;###autoload
+(defun rulelens-eglot-setup ()
+  "Register `rulelens-command' with eglot for `rulelens-modes'."
+  (add-to-list 'eglot-server-programs (cons rulelens-modes rulelens-command)))
+
+(defun rulelens--server ()
+  (or (eglot-current-server)
+      (user-error "RuleLens: no eglot server manages this buffer (M-x eglot)")))
+
+;;;###autoload
+(defun rulelens-code-lenses ()
+  "The titles of RuleLens' code lenses for this buffer; shown when called interactively."
+  (interactive)
+  (let* ((lenses (jsonrpc-request (rulelens--server) :textDocument/codeLens
+                                  (list :textDocument (eglot--TextDocumentIdentifier))))
+         (titles (mapcar (lambda (lens) (plist-get (plist-get lens :command) :title)) lenses)))
+    (when (called-interactively-p 'interactive)
+      (message "%s" (string-join titles " | ")))
+    titles))
+
+(defun rulelens--chain-text (chain)
+  "CHAIN (the `rulelens/chain' answer) as lines: load order first to last, then skipped."
+  (let ((lines (list (format "Loaded (%d), first to last; the last wins:"
+                             (length (plist-get chain :files))))))
+    (seq-doseq (f (plist-get chain :files))
+      (push (format "  %s  %s  %s" (plist-get f :precedence) (plist-get f :role)
+                    (plist-get f :path))
+            lines))
+    (push (format "Skipped (%d):" (length (plist-get chain :skipped))) lines)
+    (seq-doseq (s (plist-get chain :skipped))
+      (push (format "  %s  [%s]" (plist-get s :path) (plist-get s :reason)) lines))
+    (string-join (nreverse lines) "\n")))
+
+;;;###autoload
+(defun rulelens-chain ()
+  "Show which instruction files load for this buffer's file, in *RuleLens chain*.
+Returns the server's answer (the `rulelens/chain' object, as a plist)."
+  (interactive)
+  (let ((chain (jsonrpc-request (rulelens--server) :rulelens/chain
+                                (list :uri (plist-get (eglot--TextDocumentIdentifier) :uri))))
+        (file (buffer-file-name)))
+    (with-current-buffer (get-buffer-create "*RuleLens chain*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "RuleLens · %s\n" (or file (buffer-name))) (rulelens--chain-text chain) "\n")
+        (special-mode)))
+    (when (called-interactively-p 'interactive)
+      (display-buffer "*RuleLens chain*"))
+    chain))
+
+(provide 'rulelens)
+;;; rulelens.el ends here

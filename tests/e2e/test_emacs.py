@@ -1,0 +1,75 @@
+"""Real Emacs (Debian's emacs-nox 28 with elpa-eglot), batch mode, through emacs/rulelens.el.
+
+The driver (``tests/e2e/emacs/driver.el``) loads the documented configuration, opens a file
+deep in the demo, connects eglot to ``rulelens serve``, and asks for the code lenses and the
+chain (``rulelens/chain`` through ``jsonrpc-request``), the way ``rulelens-code-lenses`` and
+``rulelens-chain`` do for a user. ``scripts/test`` installs Emacs and sets
+RULELENS_REQUIRE_EMACS_E2E=1, so a missing Emacs fails there instead of skipping.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "examples" / "demo"))
+from build import build  # noqa: E402
+
+DRIVER = ROOT / "tests" / "e2e" / "emacs" / "driver.el"
+DEEP = os.path.join("src", "app", "handlers", "orders.py")
+
+
+def _emacs() -> str:
+    exe = os.environ.get("RULELENS_EMACS") or shutil.which("emacs")
+    if exe:
+        probe = subprocess.run([exe, "--batch", "-q", "--eval",
+                                "(progn (require 'package) (package-initialize)"
+                                " (princ (if (require 'eglot nil t) \"eglot\" \"none\")))"],
+                               capture_output=True, text=True, timeout=60)
+        if probe.stdout.strip().endswith("eglot"):
+            return exe
+    if os.environ.get("RULELENS_REQUIRE_EMACS_E2E") == "1":
+        pytest.fail(f"Emacs with eglot not found (looked at {exe}); run scripts/test")
+    pytest.skip("Emacs with eglot not installed (apt-get install emacs-nox elpa-eglot)")
+
+
+def test_eglot_attaches_and_gets_the_lens_and_the_chain(tmp_path: pathlib.Path) -> None:
+    emacs = _emacs()
+    demo = build(str(tmp_path / "demo"))
+    repo, home = demo["repo"], demo["home"]
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GROK_", "XAI_", "XDG_", "EMACS"))}
+    env.update(HOME=home, GROK_HOME=demo["grok_home"], OUT=str(tmp_path / "result.json"),
+               FILE=os.path.join(repo, DEEP), RULELENS_ROOT=str(ROOT),
+               RULELENS_CMD=json.dumps([sys.executable, "-m", "rulelens", "serve"]),
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    proc = subprocess.run(["timeout", "-k", "5", "120", emacs, "--batch", "-q", "-l",
+                           str(DRIVER)], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=150, stdin=subprocess.DEVNULL)
+    out = tmp_path / "result.json"
+    assert out.exists(), proc.stdout + proc.stderr
+    res = json.loads(out.read_text(encoding="utf-8"))
+    assert proc.returncode == 0, (res.get("error"), proc.stderr[-2000:])
+    assert res["attached"] is True and res["server_name"] == "rulelens"
+    assert res["code_lens_provider"] is True
+    # The lens counts what the chain lists (the demo's skipped files grow with its agents).
+    skipped = len(res["chain_skipped"])
+    assert res["lenses"][0] == f"7 rules · deepest: src/app/AGENTS.md · {skipped} skipped"
+    rel = [os.path.relpath(p, repo) if p.startswith(repo) else "~/" + os.path.relpath(p, home)
+           for p in res["chain_files"]]
+    assert rel == ["~/.grok/rules/personal.md", "~/.claude/CLAUDE.md", "AGENTS.md",
+                   ".grok/rules/security.md", ".claude/rules/testing.md", "src/AGENTS.md",
+                   "src/app/AGENTS.md"]
+    assert os.path.join(repo, "CLAUDE.local.md") + " [gitignored]" in res["chain_skipped"]
+    buffer = res["chain_buffer"].splitlines()
+    assert buffer[0] == f"RuleLens · {os.path.join(repo, DEEP)}"
+    assert buffer[1] == "Loaded (7), first to last; the last wins:"
+    assert buffer[9] == f"Skipped ({skipped}):"
+    assert f"  {os.path.join(repo, 'CLAUDE.local.md')}  [gitignored]" in buffer[10:]
