@@ -70,6 +70,7 @@ _REASONS = {
     SkipReason.NESTED_IN_RULES_DIR: "nested inside a rules directory",
     SkipReason.UNRECOGNIZED_NAME: "Grok does not read this name",
     SkipReason.DUPLICATE: "duplicate of a file that already loads",
+    SkipReason.IGNORE_UNCHECKED: "its patterns could not all be applied",
 }
 
 

@@ -33,7 +33,7 @@ from rulelens.agents.environment import AgentEnvironment
 from rulelens.agents.fs import canonical, exists, is_within
 from rulelens.agents.profiles import GROK_1_0_6, AgentProfile, Cell
 from rulelens.rules.frontmatter import strip_for_agent
-from rulelens.rules.gitignore import GitIgnore
+from rulelens.rules.gitignore import GitIgnore, IgnoreProblem
 from rulelens.rules.model import Chain, Role, RuleFile, Skipped, SkipReason, Source
 from rulelens.rules.render import estimate_tokens_for
 
@@ -513,6 +513,8 @@ class Resolver:
             files, skipped = self._dedup(roots, filtered)
         if withheld:
             skipped.extend(self._withheld(withheld, git_root, ignore, files))
+        if ignore is not None and ignore.problems:
+            skipped.extend(_ignore_unchecked(p) for p in ignore.problems)
         return Chain(cwd, git_root, tuple(files), tuple(skipped), chain_dirs,
                      self.profile.id, trust)
 
@@ -902,6 +904,10 @@ def _read(path: str) -> tuple[int, str] | Skipped:
         raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
     except safeio.NotAFileError as exc:
         return Skipped(path, SkipReason.NOT_A_FILE, _not_a_file_detail(exc))
+    except safeio.TooLargeError as exc:
+        return Skipped(path, SkipReason.UNREADABLE,
+                       f"{exc.size} bytes, more than RuleLens holds ({exc.limit}); the agent"
+                       " would load it whole")
     except OSError as exc:
         return Skipped(path, SkipReason.UNREADABLE, f"cannot be read ({safeio.describe(exc)})")
     try:
@@ -910,6 +916,13 @@ def _read(path: str) -> tuple[int, str] | Skipped:
         return Skipped(path, SkipReason.NOT_UTF8,
                        f"not valid UTF-8 (byte {exc.start}); the agent drops it silently."
                        " Re-save it as UTF-8")
+
+
+def _ignore_unchecked(problem: IgnoreProblem) -> Skipped:
+    """An ignore file RuleLens could not apply in full: a file shown as loading may be
+    one the agent ignores."""
+    return Skipped(problem.source, SkipReason.IGNORE_UNCHECKED,
+                   f"{problem.detail}; a file shown as loading may be one it ignores")
 
 
 def _not_a_file_detail(exc: safeio.NotAFileError) -> str:

@@ -31,6 +31,9 @@ class SkipReason(StrEnum):
     UNRECOGNIZED_NAME = "unrecognized-name"
     DUPLICATE = "duplicate"
     UNTRUSTED_FOLDER = "untrusted-folder"
+    #: Not an instruction file: an ignore file RuleLens could not apply in full (too
+    #: large, too many patterns, a FIFO), so some verdicts above may differ from the agent's.
+    IGNORE_UNCHECKED = "ignore-unchecked"
 
 
 @dataclass(frozen=True)

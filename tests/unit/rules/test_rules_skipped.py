@@ -19,7 +19,8 @@ from rulelens.rules import SkipReason
 def test_reason_values_are_the_contract() -> None:
     assert [str(r) for r in SkipReason] == [
         "gitignored", "not-utf8", "unreadable", "not-a-file", "compat-disabled",
-        "nested-in-rules-dir", "unrecognized-name", "duplicate", "untrusted-folder"]
+        "nested-in-rules-dir", "unrecognized-name", "duplicate", "untrusted-folder",
+        "ignore-unchecked"]
 
 
 def test_not_utf8(world: World, repo: Path) -> None:
