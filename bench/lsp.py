@@ -11,10 +11,16 @@ stdio with pygls' client, opens 2,000 of its files and measures, per request:
 * ``warm``  the same request again.
 
 Code lens and hover each get their own fresh server, so each cold number is honest.
-Prints p50/p95 in milliseconds, ratios to the baseline, and the server's peak RSS
-(VmHWM). Targets: warm p95 < 10 ms, cold p95 < 50 ms, RSS < 100 MB.
+A third server runs ``--cycles`` (8,000) didOpen -> codeLens -> didClose cycles, each on
+a file never opened before (after a warm-up of 1,000 others in the same directories):
+nothing about a closed document may remain, so its RSS (VmRSS) must not grow with the
+count. Then every server idles a second and its VmRSS is read.
 
-    .venv/bin/python bench/lsp.py [--files 2000] [--keep DIR]
+Prints p50/p95 in milliseconds, ratios to the baseline, the servers' peak RSS (VmHWM),
+the RSS growth over the cycles and the idle RSS. Targets: warm p95 < 10 ms, cold p95 <
+50 ms, peak RSS < 100 MB, growth over the cycles < 5 MB, idle RSS < 100 MB.
+
+    .venv/bin/python bench/lsp.py [--files 2000] [--cycles 8000] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
@@ -36,6 +43,7 @@ from pygls.lsp.client import LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import pct, start_server, stop_server
 from chain import build_home, build_repo
+from rulelens.lsp import protocol
 
 CAPS = types.ClientCapabilities(
     workspace=types.WorkspaceClientCapabilities(
@@ -54,12 +62,32 @@ def pick_files(repo: Path, n: int) -> list[Path]:
     return files[::step][:n]
 
 
-def peak_rss_mb(pid: int) -> float:
+def status_mb(pid: int, field: str) -> float:
+    """``VmHWM`` (peak) or ``VmRSS`` (now) of a process, in MB."""
     with open(f"/proc/{pid}/status") as fh:
         for line in fh:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def peak_rss_mb(pid: int) -> float:
+    return status_mb(pid, "VmHWM")
+
+
+def build_cycle_files(repo: Path, n: int, dirs: int = 40) -> list[Path]:
+    """``n`` distinct small files under ``repo/cycles`` in ``dirs`` directories."""
+    files = []
+    for i in range(n):
+        directory = repo / "cycles" / f"d{i % dirs:02d}"
+        if i < dirs:
+            directory.mkdir(parents=True, exist_ok=True)
+            if i % 4 == 0:
+                (directory / "AGENTS.md").write_text(f"# cycles {i}\n\nRules here.\n")
+        path = directory / f"f{i:05d}.py"
+        path.write_text(f"X = {i}\n")
+        files.append(path)
+    return files
 
 
 async def timed(fn: Callable[[], Awaitable[object]]) -> float:
@@ -78,6 +106,10 @@ class Session:
 
         @self.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
         def _refresh(params: None) -> None:
+            return None
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def _diagnostics(params: types.PublishDiagnosticsParams) -> None:
             return None
 
     async def __aenter__(self) -> Session:
@@ -104,6 +136,22 @@ class Session:
         return lambda: self.client.text_document_code_lens_async(
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
 
+    def close(self, uri: str) -> None:
+        self.client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+
+    async def idle_rss_mb(self) -> float:
+        """VmRSS once the server has had a second with nothing to do."""
+        await asyncio.sleep(1.0)
+        return status_mb(self.pid, "VmRSS")
+
+    async def documents(self) -> dict[str, int]:
+        """The server's per-document table sizes (``rulelens/serverStatus``)."""
+        status = await self.client.protocol.send_request_async(protocol.SERVER_STATUS, {})
+        docs = status["documents"] if isinstance(status, dict) else status.documents
+        return {k: int(v) for k, v in (docs.items() if isinstance(docs, dict)
+                                       else docs._asdict().items())}
+
     def hover(self, uri: str) -> Callable[[], Awaitable[object]]:
         return lambda: self.client.text_document_hover_async(types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
@@ -121,8 +169,41 @@ class Session:
         return out
 
 
+@dataclass
+class Cycles:
+    before: float
+    after: float
+    documents: dict[str, int]
+    idle: float
+
+    @property
+    def growth(self) -> float:
+        return self.after - self.before
+
+
+async def cycles(repo: Path, env: dict[str, str], warm: list[Path],
+                 counted: list[Path]) -> Cycles:
+    """RSS before and after ``counted`` open -> codeLens -> close cycles, and at idle."""
+    async with Session(repo, env) as s:
+        for path in warm:
+            await cycle(s, path)
+        await asyncio.sleep(0.5)
+        before = status_mb(s.pid, "VmRSS")
+        for path in counted:
+            await cycle(s, path)
+        await asyncio.sleep(0.5)
+        after = status_mb(s.pid, "VmRSS")
+        return Cycles(before, after, await s.documents(), await s.idle_rss_mb())
+
+
+async def cycle(s: Session, path: Path) -> None:
+    uri = s.open(path)
+    await timed(s.lens(uri))
+    s.close(uri)
+
+
 async def measure(kind: str, repo: Path, env: dict[str, str], files: list[Path],
-                  results: dict[str, list[float]]) -> float:
+                  results: dict[str, list[float]]) -> tuple[float, float]:
     async with Session(repo, env) as s:
         results.setdefault("null", []).extend(await s.null())
         seen_dirs: set[Path] = set()
@@ -139,13 +220,14 @@ async def measure(kind: str, repo: Path, env: dict[str, str], files: list[Path],
         for uri in uris:
             request = s.lens(uri) if kind == "lens" else s.hover(uri)
             results.setdefault(f"{kind} warm", []).append(await timed(request))
-        return peak_rss_mb(s.pid)
+        return peak_rss_mb(s.pid), await s.idle_rss_mb()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--dirs", type=int, default=400)
+    parser.add_argument("--cycles", type=int, default=8000)
     parser.add_argument("--keep", help="build the repository here and keep it")
     args = parser.parse_args()
     base = Path(args.keep or tempfile.mkdtemp(prefix="rulelens-bench-lsp-"))
@@ -154,12 +236,17 @@ def main() -> int:
         repo = build_repo(base, args.dirs, max(1, args.files // args.dirs + 1))
         home = build_home(base)
         files = pick_files(repo, args.files)
+        warm_n = max(1, args.cycles // 8)
+        cycle_files = build_cycle_files(repo, warm_n + args.cycles)
         env = {"HOME": str(home), "PATH": os.environ.get("PATH", ""),
                "XDG_CONFIG_HOME": str(base / "xdg"), "XDG_CACHE_HOME": str(base / "xdg")}
         print(f"repository: {repo} ({len(files)} files opened)")
         results: dict[str, list[float]] = {}
-        rss = [asyncio.run(measure(kind, repo, env, files, results))
-               for kind in ("lens", "hover")]
+        sessions = [asyncio.run(measure(kind, repo, env, files, results))
+                    for kind in ("lens", "hover")]
+        rss = [peak for peak, _ in sessions]
+        cyc = asyncio.run(cycles(repo, env, cycle_files[:warm_n], cycle_files[warm_n:]))
+        idle = max([idle for _, idle in sessions] + [cyc.idle])
         base_p50 = statistics.median(results["null"])
         print(f"\n{'request':<24}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'p50/null':>10}")
         for name, values in results.items():
@@ -167,12 +254,20 @@ def main() -> int:
                   f"{pct(values, .5) / base_p50:>10.1f}")
         print(f"\nserver peak RSS: code lens session {rss[0]:.1f} MB,"
               f" hover session {rss[1]:.1f} MB")
+        print(f"{args.cycles} open -> codeLens -> close cycles on distinct files"
+              f" (after {warm_n} warm-up cycles): RSS {cyc.before:.1f} -> {cyc.after:.1f}"
+              f" MB (growth {cyc.growth:+.1f} MB); tables after: {cyc.documents}")
+        print(f"idle RSS after the benchmark: lens {sessions[0][1]:.1f} MB, hover"
+              f" {sessions[1][1]:.1f} MB, cycles {cyc.idle:.1f} MB")
         checks = {
             "warm p95 < 10 ms": max(pct(results["lens warm"], .95),
                                     pct(results["hover warm"], .95)) < 10,
             "cold p95 < 50 ms": max(pct(results["lens cold"], .95),
                                     pct(results["hover cold"], .95)) < 50,
-            "RSS < 100 MB": max(rss) < 100,
+            "peak RSS < 100 MB": max(rss) < 100,
+            "RSS growth over the cycles < 5 MB": cyc.growth < 5,
+            "idle RSS < 100 MB": idle < 100,
+            "no document state after close": not any(cyc.documents.values()),
         }
         for name, ok in checks.items():
             print(f"  {'met' if ok else 'MISSED'}: {name}")

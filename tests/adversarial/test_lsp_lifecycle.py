@@ -7,6 +7,7 @@ hold one line per problem, never a traceback. Every child process runs under a t
 
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import time
@@ -16,7 +17,7 @@ import pytest
 
 from rulelens.lsp import protocol
 
-from .rawlsp import RawServer, frame, make_workspace, raw_server
+from .rawlsp import SERVER, RawServer, frame, make_workspace, raw_server
 
 INVALID_PARAMS, INVALID_REQUEST, NOT_INITIALIZED = -32602, -32600, -32002
 
@@ -239,3 +240,34 @@ def test_exit_within_a_second_even_with_an_unread_stderr(
     repo, env = workspace
     times = [_one_session(repo, env) for _ in range(20)]
     assert max(times) < 1.0, times
+
+
+def test_a_closed_stdout_stops_the_sending_not_the_server(
+        workspace: tuple[pathlib.Path, dict[str, str]], stderr_log: pathlib.Path) -> None:
+    """The client stops reading (closes its end) but still talks: the server sends nothing
+    more, says nothing above DEBUG about it, and still ends with 0 on shutdown + exit."""
+    repo, env = workspace
+    with stderr_log.open("wb") as err:
+        proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=err, env=env)
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdout.close()
+            messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                         "params": {"capabilities": {}, "rootUri": repo.as_uri()}},
+                        {"jsonrpc": "2.0", "method": "initialized", "params": {}}]
+            uri = (repo / "src" / "f0.py").as_uri()
+            messages += [{"jsonrpc": "2.0", "id": 10 + i, "method": "textDocument/codeLens",
+                          "params": {"textDocument": {"uri": uri}}} for i in range(30)]
+            messages += [{"jsonrpc": "2.0", "id": 99, "method": "shutdown"},
+                         {"jsonrpc": "2.0", "method": "exit"}]
+            for message in messages:
+                proc.stdin.write(frame(json.dumps(message).encode()))
+            proc.stdin.flush()
+            assert proc.wait(5) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+    _assert_no_traceback(stderr_log)
+    assert "sending" not in stderr_log.read_text().lower()
