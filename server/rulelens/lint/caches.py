@@ -10,19 +10,23 @@ never see each other's answers.
 * ``tables``: per-chain and per-group lookup tables and outlines
   (:class:`~rulelens.lint.chainindex.ChainTables`);
 * ``globs``: workspace listings and per-pattern answers (:class:`~rulelens.lint.globs.Workspace`);
-* ``related``: related files' text as it is on disk (:class:`RelatedFiles`).
+* ``related``: related files' text as it is on disk (:class:`RelatedFiles`);
+* ``ignores``: each repository's ``.gitignore`` matcher.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from rulelens.agents import safeio
 from rulelens.lint.chainindex import ChainTables
 from rulelens.lint.disk import Disk
 from rulelens.lint.globs import Workspace
 from rulelens.lint.markdown import iter_headings
+from rulelens.rules.gitignore import GitIgnore
 
 
 class DiskText:
@@ -64,8 +68,8 @@ class RelatedFiles:
         if seen is not None and seen[0] == st.st_size and seen[1] == st.st_mtime_ns:
             return seen[2]
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                found = DiskText(fh.read())
+            raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
+            found = DiskText(universal_newlines(raw.decode("utf-8", "replace")))
         except OSError:
             found = DiskText("")
         self.texts[path] = (st.st_size, st.st_mtime_ns, found)
@@ -78,14 +82,30 @@ class LintCaches:
     tables: ChainTables = field(default_factory=ChainTables)
     globs: Workspace = field(default_factory=Workspace)
     related: RelatedFiles = field(default_factory=RelatedFiles)
+    #: Repository root -> its ``.gitignore`` matcher (``None``: no ``.gitignore``).
+    ignores: dict[str, GitIgnore | None] = field(default_factory=dict)
+
+    def ignore_for(self, root: str) -> GitIgnore | None:
+        """The matcher the agent applies in the repository at ``root``."""
+        if root not in self.ignores:
+            self.ignores[root] = GitIgnore.build(root, os.path.expanduser("~"), os.environ) \
+                if os.path.exists(os.path.join(root, ".gitignore")) else None
+        return self.ignores[root]
 
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
         """Files changed on disk (``None``: anything may have)."""
         listed = None if paths is None else list(paths)
         self.globs.invalidate_paths(listed)
         self.tables.forget(listed)
+        if listed is None or any(os.path.basename(p) == ".gitignore" for p in listed):
+            self.ignores.clear()
         if listed is None:
             self.related.texts.clear()
         else:
             for p in listed:
                 self.related.texts.pop(p, None)
+
+
+def universal_newlines(text: str) -> str:
+    """``\\r\\n`` and a lone ``\\r`` as ``\\n``: what a text-mode ``open`` reads."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import re
 
+from rulelens.agents import safeio
+from rulelens.lint.caches import universal_newlines
 from rulelens.lint.formats import NAMED_FILES
 
 #: Files that make a directory a package root.
@@ -56,8 +58,8 @@ def _ancestors(directory: str, root: str | None) -> list[str]:
 def _mkdocs_dir(site: str) -> str:
     for name in _MKDOCS:
         try:
-            with open(os.path.join(site, name), encoding="utf-8", errors="replace") as fh:
-                found = _DOCS_DIR.search(fh.read(64 * 1024))
+            head = safeio.read_head(os.path.join(site, name), 64 * 1024)[0]
+            found = _DOCS_DIR.search(universal_newlines(head.decode("utf-8", "replace")))
         except OSError:
             continue
         return os.path.join(site, found.group(1).strip() if found else "docs")

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from rulelens.agents import safeio
 from rulelens.lint.model import SEVERITY_ORDER, Severity
 from rulelens.lint.registry import BY_CODE
 
@@ -101,12 +102,16 @@ def load_config(repo_root: str) -> LintConfig:
 
 def _read_toml(path: str) -> tuple[dict[str, Any], str | None]:
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh), None
-    except (OSError, UnicodeDecodeError) as exc:
+        return tomllib.loads(safeio.read_bytes(path, safeio.CONFIG_LIMIT).decode("utf-8")), None
+    except OSError as exc:
+        return {}, f"{path}: cannot be read ({safeio.describe(exc)}); using default lint settings"
+    except UnicodeDecodeError as exc:
         return {}, f"{path}: cannot be read ({exc}); using default lint settings"
     except tomllib.TOMLDecodeError as exc:
         return {}, f"{path}: not valid TOML ({exc}); using default lint settings"
+    except RecursionError:
+        return {}, (f"{path}: not valid TOML (nested too deeply to parse); using default"
+                    " lint settings")
 
 
 def from_mapping(data: Mapping[str, Any], source: str) -> LintConfig:

@@ -14,6 +14,7 @@ import os
 import tempfile
 from collections.abc import Iterable
 
+from rulelens.agents import safeio
 from rulelens.lint.model import FileRename, Fix, TextEdit
 
 
@@ -47,8 +48,7 @@ def apply_text_edits(text: str, edits: Iterable[TextEdit]) -> str:
 
 def read_text(path: str) -> str:
     """The file as UTF-8 text with its newlines as they are (CRLF stays CRLF)."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        return fh.read()
+    return safeio.read_bytes(path, safeio.TEXT_LIMIT).decode("utf-8")
 
 
 def write_atomic(path: str, text: str) -> None:

@@ -14,6 +14,7 @@ import os
 import stat
 from collections.abc import Iterable
 
+from rulelens.agents import safeio
 from rulelens.lint.caches import LintCaches
 from rulelens.lint.config import LintConfig, load_config
 from rulelens.lint.disk import Disk, Snapshot
@@ -98,10 +99,12 @@ class LintSession:
         if text is not None:
             return lint_document(path, text, chain, self.config_for(path, False), self.caches)
         try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except IsADirectoryError:
-            return lint_document(path, "", chain, self.config_for(path, True), self.caches)
+            raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
+        except safeio.NotAFileError as exc:
+            if exc.kind == "a directory":
+                return lint_document(path, "", chain, self.config_for(path, True),
+                                     self.caches)
+            return self._lint_unread(path, chain)
         except OSError:
             return self._lint_unread(path, chain)
         text = raw.decode("utf-8", "surrogateescape")
@@ -117,13 +120,19 @@ class LintSession:
         if is_dir:
             return lint_document(path, "", chain, config, self.caches)
         try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
+            raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
+        except safeio.NotAFileError as exc:
+            # A FIFO, socket or device: never read (it could block or never end).
+            found = lint_document(path, "", chain, config, self.caches)
+            if any(f.code == "RL204" for f in found):
+                return found
+            return [Finding("RL204", "warning", f"not linted: {safeio.describe(exc)}",
+                            Range.point(0), path)]
         except OSError as exc:
             found = lint_document(path, "", chain, config, self.caches)
             if any(f.code == "RL203" for f in found):
                 return found
-            return [Finding("RL203", "error", f"cannot be read ({exc.strerror or exc})",
+            return [Finding("RL203", "error", f"cannot be read ({safeio.describe(exc)})",
                             Range.point(0), path)]
         text = raw.decode("utf-8", "surrogateescape")
         return lint_document(path, text, chain, config, self.caches)

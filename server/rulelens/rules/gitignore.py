@@ -238,8 +238,7 @@ def _git_config_excludes_file(home: str, env: Mapping[str, str]) -> str | None:
 
 def _read_core_excludes(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+        text = safeio.read_head(path, safeio.CONFIG_LIMIT)[0].decode("utf-8", "replace")
     except OSError:
         return None
     section = ""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 
+from rulelens.agents import safeio
 from rulelens.agents.compat import BASE_FILENAMES
 from rulelens.lint.context import Context
 from rulelens.lint.formats import CLINE_DIR, GROK_RULE_DIRS, NAMED_FILES
@@ -103,8 +104,8 @@ def _unignore(ctx: Context, source: str, line: int, pattern: str) -> Fix | None:
     if pattern.rstrip().endswith("/") or (bare and rel.startswith(bare + "/")):
         return None  # git cannot re-include a file below an excluded directory
     try:
-        with open(source, encoding="utf-8", errors="replace", newline="") as fh:
-            lines = fh.read().split("\n")
+        raw = safeio.read_bytes(source, safeio.CONFIG_LIMIT)
+        lines = raw.decode("utf-8", "replace").split("\n")
     except OSError:
         return None
     if line < len(lines):
