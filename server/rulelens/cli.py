@@ -14,6 +14,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rulelens import __version__
+from rulelens.agents.profiles import AgentProfile, UnknownAgent
+from rulelens.agents.profiles import profile as agent_profile
+from rulelens.agents.trust import Override
 from rulelens.present import byte_size, display_path
 from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
 
@@ -22,11 +25,25 @@ class UsageError(Exception):
     """A bad argument or environment: printed as one line, exit status 2."""
 
 
-def chain_for_path(path: str, env: AgentEnvironment | None = None) -> Chain:
+def chain_for_path(path: str, env: AgentEnvironment | None = None, agent: str | None = None,
+                   trust: Override = "auto") -> Chain:
     """PATH is a file or directory; the working directory is PATH or its parent."""
     absolute = checked_path(path)
     cwd = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
-    return Resolver(env or AgentEnvironment.from_env()).resolve(cwd)
+    return resolver_for(agent, trust, env).resolve(cwd)
+
+
+def chosen_profile(agent: str | None) -> AgentProfile:
+    """The Grok profile ``--agent`` names (``grok`` = the newest), or a ``UsageError``."""
+    try:
+        return agent_profile(agent)
+    except UnknownAgent as exc:
+        raise UsageError(str(exc)) from None
+
+
+def resolver_for(agent: str | None, trust: Override = "auto",
+                 env: AgentEnvironment | None = None) -> Resolver:
+    return Resolver(env or AgentEnvironment.from_env(), chosen_profile(agent), trust)
 
 
 def checked_path(path: str) -> str:
@@ -42,15 +59,24 @@ def checked_path(path: str) -> str:
         raise UsageError(f"{path!r}: not a valid path") from None
 
 
-def format_chain(chain: Chain) -> str:
-    """The human table: load order, then every file that does not load and why."""
+def format_chain(chain: Chain, note: str | None = None) -> str:
+    """The human table: load order, then every file that does not load and why.
+
+    The role column shows the file's source, so a ``configured`` file says so; with folder
+    trust withholding files, one line names the state and the command that changes it.
+    """
     base = chain.git_root or chain.cwd
     root = chain.git_root or "(none: not in a git repository)"
-    out = [f"cwd:      {chain.cwd}", f"git root: {root}", ""]
+    out = [f"cwd:      {chain.cwd}", f"git root: {root}"]
+    if chain.trust is not None:
+        out.append(f"trust:    {trust_line(chain)}")
+    if note:
+        out.append(f"note:     {note}")
+    out.append("")
     if chain.files:
         rows = [("#", "role", "kind", "path", "size", "~tokens")]
         for f in chain.files:
-            rows.append((str(f.precedence), f.role, f.kind, display_path(f.path, base),
+            rows.append((str(f.precedence), f.source, f.kind, display_path(f.path, base),
                          byte_size(f.bytes), str(f.tokens)))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         for i, row in enumerate(rows):
@@ -71,6 +97,42 @@ def format_chain(chain: Chain) -> str:
     return "\n".join(out) + "\n"
 
 
+def trust_line(chain: Chain) -> str:
+    """One line: the trust state and, when files are withheld, how many and why."""
+    trust = chain.trust
+    if trust is None:
+        return ""
+    if not trust.withholds:
+        return f"{trust.state} ({trust.reason})"
+    n = len(chain.withheld)
+    return (f"{trust.state}: {n} project file(s) withheld until the folder is trusted;"
+            f" {trust.reason}")
+
+
+def installed_version_note(chosen: AgentProfile) -> str | None:
+    """If the profile's executable is on ``PATH``, compare its ``--version`` with the
+    profile's version; a sentence when they differ, else ``None`` (never an error)."""
+    import re
+    import shutil
+    import subprocess
+
+    if chosen.executable is None:
+        return None
+    exe = shutil.which(chosen.executable)
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, timeout=3, check=False,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"\d+\.\d+\.\d+", done.stdout.decode("utf-8", "replace"))
+    if found is None or found.group(0) == chosen.version:
+        return None
+    return (f"{exe} is version {found.group(0)}; this chain is {chosen.id}'s"
+            " (pick another with --agent; `rulelens agents` lists them)")
+
+
 def _multi_agent(args: argparse.Namespace) -> bool:
     """``--agent`` other than a Grok profile, several agents, or ``--cwd``: the per-file
     views of ``rulelens.multichain``."""
@@ -79,8 +141,11 @@ def _multi_agent(args: argparse.Namespace) -> bool:
         bool(agent) and agent.split("@", 1)[0] != "grok")
 
 
-def _grok_resolve() -> Callable[[str], Chain]:
-    return Resolver(AgentEnvironment.from_env()).resolve
+def _grok_resolve(args: argparse.Namespace | None = None) -> Callable[[str], Chain]:
+    """The Grok resolver for ``--agent grok[@version]`` (the per-file views use it too)."""
+    agent = getattr(args, "agent", None) or ""
+    grok = agent if agent.split("@", 1)[0] == "grok" else None
+    return resolver_for(grok, getattr(args, "trust", "auto")).resolve
 
 
 def _cmd_multi(args: argparse.Namespace, render_text: bool) -> int:
@@ -92,10 +157,10 @@ def _cmd_multi(args: argparse.Namespace, render_text: bool) -> int:
     try:
         if not render_text:
             sys.stdout.write(multichain.cmd_chain(args.path, args.cwd, args.agent, args.json,
-                                                  args.why, os.environ, _grok_resolve()))
+                                                  args.why, os.environ, _grok_resolve(args)))
             return 0
         text, message = multichain.cmd_render(args.path, args.cwd, args.agent, os.environ,
-                                              _grok_resolve())
+                                              _grok_resolve(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if text is None:
@@ -110,19 +175,26 @@ def _cmd_multi(args: argparse.Namespace, render_text: bool) -> int:
 def _cmd_chain(args: argparse.Namespace) -> int:
     if _multi_agent(args):
         return _cmd_multi(args, render_text=False)
-    chain = chain_for_path(args.path)
+    chosen = chosen_profile(args.agent)
+    chain = chain_for_path(args.path, agent=chosen.id, trust=args.trust)
     if args.json:
         sys.stdout.write(json.dumps(chain.to_json(), ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(format_chain(chain))
+        sys.stdout.write(format_chain(chain, installed_version_note(chosen)))
     return 0
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
     if _multi_agent(args):
         return _cmd_multi(args, render_text=True)
-    chain = chain_for_path(args.path)
-    data = render(chain.files).encode("utf-8")
+    chosen = chosen_profile(args.agent)
+    frame = args.frame or chosen.renders
+    if frame not in chosen.renderers:
+        raise UsageError(f"{chosen.id} has no `{frame}` frame (it has:"
+                         f" {', '.join(chosen.renderers)})")
+    chain = chain_for_path(args.path, agent=chosen.id, trust=args.trust)
+    text = render_rules_for(chain, chosen) if frame == "rules" else render(chain.files)
+    data = text.encode("utf-8")
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
@@ -134,13 +206,87 @@ def _register_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("path", nargs="?", default=".", help="file or directory (default: .)")
     p.add_argument("--json", action="store_true", help="print the chain as one JSON object")
     _agent_options(p)
+    _trust_option(p)
     p.add_argument("--why", action="store_true",
                    help="with several agents: the reason under every cell of the table")
     p.set_defaults(func=_cmd_chain)
     p = sub.add_parser("render", help="print exactly the text the agent injects for PATH")
     p.add_argument("path", nargs="?", default=".", help="file or directory (default: .)")
     _agent_options(p)
+    _trust_option(p)
+    p.add_argument("--frame", choices=("system-reminder", "rules"), default=None,
+                   help="system-reminder (default: the block injected at session start) or"
+                   " rules (the <rules> block of Plan and custom templates, Grok >= 1.0.45)")
     p.set_defaults(func=_cmd_render)
+    p = sub.add_parser("inspect", help="what `grok inspect` says about rules for PATH")
+    p.add_argument("path", nargs="?", default=".", help="file or directory (default: .)")
+    p.add_argument("--json", action="store_true", help="the same camelCase fields as"
+                   " `grok inspect --json`")
+    p.add_argument("--agent", default=None, metavar="ID", help="a Grok profile (default: grok,"
+                   " the newest)")
+    _trust_option(p)
+    p.set_defaults(func=_cmd_inspect)
+    p = sub.add_parser("agents", help="list the agent profiles and where their facts come from")
+    p.add_argument("--json", action="store_true", help="one JSON list")
+    p.set_defaults(func=_cmd_agents)
+
+
+def _trust_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trust", choices=("auto", "trusted", "untrusted"), default="auto",
+                   help="folder trust for a what-if view (default auto: read"
+                   " $GROK_HOME/trusted_folders.toml as Grok does)")
+
+
+def render_rules_for(chain: Chain, chosen: AgentProfile) -> str:
+    """The ``<rules>`` frame for ``chain`` with this environment's homes."""
+    from rulelens.rules.render import render_rules
+
+    env = AgentEnvironment.from_env()
+    vendor_homes = [os.path.join(env.home, h.path) for h in chosen.home_roots
+                    if h.base == "home" and h.path]
+    return render_rules(chain.files, env.grok_home, vendor_homes, [inspect_root(chain)])
+
+
+def inspect_root(chain: Chain) -> str:
+    """``grok inspect``'s workspace root: the raw git workdir (no ``$HOME`` guard), else cwd."""
+    from rulelens.agents.fs import discover_git_root
+
+    return discover_git_root(chain.cwd) or chain.cwd
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from rulelens.rules.inspect import format_inspect, inspect_json
+
+    chosen = chosen_profile(args.agent)
+    env = AgentEnvironment.from_env()
+    chain = chain_for_path(args.path, env, chosen.id, args.trust)
+    if args.json:
+        out = json.dumps(inspect_json(chain, env, chosen), ensure_ascii=False, indent=2)
+        sys.stdout.write(out + "\n")
+    else:
+        sys.stdout.write(format_inspect(chain, env, chosen))
+    return 0
+
+
+def _cmd_agents(args: argparse.Namespace) -> int:
+    from rulelens.agents.profiles import DEFAULT_AGENT, PROFILES
+
+    default = agent_profile(DEFAULT_AGENT).id
+    rows = [{"id": p.id, "title": p.title, "default": p.id == default,
+             "renderers": list(p.renderers),
+             "sources": [{"note": s.note, "upstream": s.upstream} for s in p.sources]}
+            for p in PROFILES]
+    if args.json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    out: list[str] = []
+    for row in rows:
+        mark = "  (default: `grok`)" if row["default"] else ""
+        out.append(f"{row['id']}  {row['title']}{mark}")
+        for src in row["sources"]:  # type: ignore[attr-defined]
+            out.append(f"    {src['note']}: {src['upstream']}")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
 
 
 def _agent_options(p: argparse.ArgumentParser) -> None:

@@ -38,6 +38,10 @@ class Fake:
 
     def run(self, *args: str, cwd: Path | None = None, as_nobody: bool = False,
             **env: str) -> subprocess.CompletedProcess[bytes]:
+        """These tests describe grok@1.0.6 (tests/unit/test_cli_agents.py covers the
+        default, grok@1.0.45): ``chain`` and ``render`` get ``--agent grok@1.0.6``."""
+        if args and args[0] in ("chain", "render") and "--agent" not in args:
+            args = (args[0], "--agent", "grok@1.0.6", *args[1:])
         cmd = [RULELENS, *args]
         if as_nobody and os.geteuid() == 0:
             cmd = NOBODY + cmd
@@ -85,14 +89,16 @@ def _populate(fake: Fake) -> Path:
 def test_chain_json_shape(fake: Fake) -> None:
     grok = _populate(fake)
     result = fake.chain(str(fake.repo / "src" / "app.py"))
-    assert set(result) == {"cwd", "git_root", "files", "skipped"}
+    assert set(result) == {"agent", "cwd", "git_root", "files", "skipped"}
+    assert result["agent"] == "grok@1.0.6"
     assert result["cwd"] == str(fake.repo / "src")
     assert result["git_root"] == str(fake.repo)
     files = result["files"]
     assert isinstance(files, list)
     for f in files:
-        assert set(f) == {"path", "name", "role", "kind", "precedence", "bytes", "tokens",
-                          "content"}
+        assert set(f) == {"path", "name", "role", "source", "kind", "precedence", "bytes",
+                          "tokens", "content"}
+        assert f["source"] == f["role"]
     assert [(f["path"], f["role"], f["kind"], f["precedence"]) for f in files] == [
         (str(grok / "AGENTS.md"), "home", "named", 1),
         (str(grok / "rules" / "tone.md"), "home", "rule", 2),

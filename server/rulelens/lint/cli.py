@@ -23,12 +23,13 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 
+from rulelens.agents.profiles import UnknownAgent, profile
 from rulelens.lint import output
 from rulelens.lint.fixes import write_atomic
 from rulelens.lint.model import Finding, Range
 from rulelens.lint.session import LintSession
 from rulelens.lint.walk import iter_instruction_files
-from rulelens.rules import AgentEnvironment
+from rulelens.rules import AgentEnvironment, Resolver
 
 
 @contextlib.contextmanager
@@ -98,13 +99,21 @@ def _run(args: argparse.Namespace) -> int:
         print(f"rulelens: error: {missing[0]}: no such file or directory", file=sys.stderr)
         return 2
     base = os.getcwd()
-    linter = LintSession(AgentEnvironment.from_env())
+    env = AgentEnvironment.from_env()
+    try:
+        chosen = profile(args.agent)
+    except UnknownAgent as exc:
+        print(f"rulelens: error: {exc}", file=sys.stderr)
+        return 2
+    # Trust is a property of the user's machine, not of the repository: lint (and CI)
+    # reasons about the chain of a trusted folder.
+    linter = LintSession(env, resolver=Resolver(env, chosen, "trusted"))
     files = collect(args.paths, linter.env)
     if args.diff:
         return 1 if _fix(linter, files, False, base) else 0
     if args.fix:
         _fix(linter, files, True, base)
-        linter = LintSession(linter.env)
+        linter.invalidate(None)  # the files changed: lint them as they are now
     findings: list[Finding] = []
     for f in files:
         try:
@@ -158,6 +167,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="show what --fix would change as a unified diff; change nothing")
     p.add_argument("--hints", action="store_true",
                    help="also report hint findings (shown in the editor by default)")
+    p.add_argument("--agent", default=None, metavar="ID",
+                   help="the Grok profile whose chains are checked (default: grok, the"
+                   " newest; `rulelens agents` lists them); the folder counts as trusted")
     p.set_defaults(func=run)
     e = sub.add_parser("explain", help="print a lint check's documentation: rulelens explain"
                        " RL207")

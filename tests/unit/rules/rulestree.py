@@ -65,3 +65,24 @@ def make_world(tmp_path: Path) -> World:
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
     return World(base, home, env)
+
+
+def resolve_as(world: World, cwd: Path | str, agent: str, trust: str = "auto",
+               **extra: str) -> Chain:
+    """``world.resolve`` with a chosen profile (``grok@1.0.45``) and trust override."""
+    from rulelens.agents.profiles import profile
+
+    env = {**world.env, **extra}
+    return Resolver(AgentEnvironment.from_env(env), profile(agent),
+                    trust).resolve(str(cwd))  # type: ignore[arg-type]
+
+
+def trust_folder(world: World, folder: Path, trusted: bool = True) -> Path:
+    """Record a decision in ``$GROK_HOME/trusted_folders.toml`` as ``grok --trust`` does."""
+    store = world.grok_home / "trusted_folders.toml"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    old = store.read_text() if store.exists() else ""
+    key = os.path.realpath(folder)
+    store.write_text(old + f'[folders."{key}"]\ntrusted = {str(trusted).lower()}\n'
+                     'decided_at = 1759000000\n')
+    return store
