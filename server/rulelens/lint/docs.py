@@ -16,6 +16,7 @@ _FAMILIES = {
     "discovery": "Discovery (files that never load, or load twice)",
     "size": "Size and budgets",
     "content": "Content",
+    "references": "References (imports, links, scripts)",
 }
 
 

@@ -17,7 +17,7 @@ import os
 
 from rulelens.lint.caches import LintCaches
 from rulelens.lint.candidates import misspelling_candidate
-from rulelens.lint.checks import content, discovery, frontmatter, size
+from rulelens.lint.checks import content, discovery, frontmatter, references, size
 from rulelens.lint.config import LintConfig
 from rulelens.lint.context import Context
 from rulelens.lint.document import Document
@@ -25,7 +25,7 @@ from rulelens.lint.formats import classify
 from rulelens.lint.model import Finding, Range
 from rulelens.rules.model import Chain
 
-FAMILIES = (frontmatter, discovery, size, content)
+FAMILIES = (frontmatter, discovery, size, content, references)
 
 
 def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
@@ -45,12 +45,13 @@ def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
         return ctx.findings
     too_big = len(text) > config.thresholds.max_lint_bytes
     for family in FAMILIES:
-        if too_big and family is content:
-            ctx.emit("RL307", f"{len(text)} characters is over `max_lint_bytes`"
-                     f" ({config.thresholds.max_lint_bytes}): content checks were skipped.",
-                     Range.point(0))
+        if too_big and family in (content, references):
             continue
         family.run(ctx)
+    if too_big:
+        ctx.emit("RL307", f"{len(text)} characters is over `max_lint_bytes`"
+                 f" ({config.thresholds.max_lint_bytes}): content checks were skipped.",
+                 Range.point(0))
     return sorted(ctx.findings, key=lambda f: (f.range.start.line, f.range.start.character,
                                                 f.code))
 

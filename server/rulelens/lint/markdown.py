@@ -159,6 +159,12 @@ def _fences(text: str, start: int) -> _Fences:
     return _Fences(ranges, None)
 
 
+def fence_ranges(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of every fenced code block (an unclosed one runs to the
+    end), in order."""
+    return _fences(text, 0).ranges
+
+
 def _position(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset), offset - (text.rfind("\n", 0, offset) + 1)
 

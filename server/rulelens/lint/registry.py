@@ -15,7 +15,7 @@ from typing import Literal
 
 from rulelens.lint.model import Severity
 
-Family = Literal["frontmatter", "discovery", "size", "content"]
+Family = Literal["frontmatter", "discovery", "size", "content", "references"]
 
 
 @dataclass(frozen=True)
@@ -292,6 +292,51 @@ CHECKS: tuple[Check, ...] = (
        "An unclosed ``` fence turns the rest of the file into code: headings and rules after it"
        " read as an example, and Claude's import parser ignores every `@import` after it.",
        ("agnix AGM-001", "skillsaw content-unclosed-fence"), False),
+    # ------------------------------------------------------------------- references
+    _c("RL501", "import-missing", "references", "error",
+       "`@import` target does not exist",
+       "Claude Code and Gemini CLI expand `@path` imports (outside code spans and fences)"
+       " relative to the importing file; a missing target loads nothing (Gemini CLI puts an"
+       " error comment into the context instead). Evaluated from where agents read the file:"
+       " through a symlink, an import that only works from the real file is reported as such."
+       " Mentions (`@alice`), package scopes and home or absolute paths are not judged.",
+       ("Claude memory docs (imports)", "Gemini CLI memport docs", "agnix CC-MEM imports"),
+       False),
+    _c("RL502", "import-gitignored", "references", "warning",
+       "`@import` target is gitignored",
+       "A gitignored target can never be committed: the import works on the author's machine"
+       " and loads nothing for everybody else (a gitignored importing file such as"
+       " `CLAUDE.local.md` is personal and exempt).",
+       ("Claude memory docs (imports)", "git gitignore semantics"), False),
+    _c("RL503", "import-cycle", "references", "warning",
+       "`@import` leads into a cycle",
+       "An import chain that reaches a file already being imported is cut there by Claude Code"
+       " and Gemini CLI (cycle detection); whatever the author meant to load after the loop"
+       " never loads.",
+       ("Claude memory docs (imports)", "Gemini CLI memport (circular imports)"), False),
+    _c("RL504", "import-too-deep", "references", "warning",
+       "`@import` chain deeper than Claude's four hops",
+       "Claude Code follows nested imports to four hops (the page said five until its"
+       " 2026-05-27 revision; Gemini CLI's default is five): files further down never load.",
+       ("Claude memory docs (2026-05-27 revision)", "Gemini CLI memport max depth"), False),
+    _c("RL505", "broken-reference", "references", "warning",
+       "Relative link or backticked path to a file that does not exist",
+       "A relative Markdown link, or a backticked repository path that looks like a file"
+       " (`src/app/main.py`), that resolves to nothing from where agents read the file sends"
+       " the agent looking for a file that moved. Conservative: URLs, anchors, globs,"
+       " placeholders, negative examples (\"do not create `x`\"), build outputs and gitignored"
+       " paths are skipped; a backticked path counts if it exists from the repository root or"
+       " the file's directory. Through a symlink, a link that only works from the real file"
+       " is reported as such.",
+       ("agnix XP references", "issue #14 survey of 30 repositories"), False),
+    _c("RL506", "undefined-script", "references", "warning",
+       "`npm run X` / `make X` names a script or target that is not defined",
+       "An instruction to run `npm|pnpm|yarn|bun run X` is checked against the nearest"
+       " `package.json` and the repository root's (monorepo workspace root); `make X`, written"
+       " as code, against the nearest Makefile. Reports \"not defined in <file>\"; a manifest"
+       " that does not parse, a Makefile with includes or pattern rules, or no manifest at"
+       " all is never guessed at.",
+       ("agentlint-cli package-manager checks", "issue #14 survey of 30 repositories"), False),
 )
 
 BY_CODE: dict[str, Check] = {c.code: c for c in CHECKS}

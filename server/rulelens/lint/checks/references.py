@@ -1,0 +1,351 @@
+"""Reference family: what an instruction file points at must exist where agents read it.
+
+* ``@imports`` (Claude Code and Gemini CLI syntax, outside code spans and fences): the
+  target is missing (RL501), gitignored so it can never be committed (RL502), part of an
+  import cycle (RL503) or deeper than Claude's limit of four hops (RL504);
+* relative Markdown links and backticked repository paths that look like files (RL505),
+  judged conservatively: globs, placeholders, negative examples ("do not create `x`"),
+  build outputs and gitignored paths are never reported;
+* ``npm|pnpm|yarn|bun run X`` against the nearest ``package.json`` and the repository
+  root's, and ``make X`` (in code) against the nearest ``Makefile`` (RL506): "not defined
+  in <file>", never a guess.
+
+Every reference is evaluated from the directory the agent reads the file in (its spelled
+path) and, for a file reached through a symlink, from its real location too: a link that
+works only from the real file is reported as such.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from bisect import bisect_right
+from urllib.parse import unquote
+
+from rulelens.agents.fs import canonical
+from rulelens.lint.candidates import NOT_SOURCE
+from rulelens.lint.context import Context
+from rulelens.lint.markdown import fence_ranges
+from rulelens.lint.model import Range
+
+CODES = ("RL501", "RL502", "RL503", "RL504", "RL505", "RL506")
+
+#: Claude Code's import depth limit (hops from the importing file; research §b).
+MAX_IMPORT_HOPS = 4
+_MAX_PER_CHECK = 20
+_IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:\.{1,2}/|~/|/)?[\w.-][\w./-]*)", re.MULTILINE)
+_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_SPAN = re.compile(r"(`+)([^`\n]+?)\1")
+_SCRIPT = re.compile(r"\b(npm|pnpm|yarn|bun)\s+run\s+([A-Za-z0-9_][\w:.@/-]*)")
+_MAKE = re.compile(r"(?:^|[\s;&|($`])make\s+([A-Za-z0-9_][\w.-]*)(?=\s|$|[;&|)`])")
+#: A backticked path that looks like a file of the repository.
+_PATHLIKE = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}$")
+_NEGATIVE = re.compile(r"\b(?:do not|don't|never|avoid|instead of|not|no longer|remove"
+                       r"|delete|deprecated|e\.g\.|for example|such as|like)\b", re.IGNORECASE)
+_IMPORT_KINDS = ("named", "claude-rule")
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def run(ctx: Context) -> None:
+    doc = ctx.doc
+    kind = doc.fmt.kind
+    if kind == "other":
+        return
+    text = doc.text
+    has_at = kind in _IMPORT_KINDS and "@" in text
+    has_link = "](" in text
+    has_span = "`" in text
+    has_script = "run " in text or "make " in text
+    if not (has_at or has_link or has_span or has_script):
+        return  # the usual case for prose: one C-level search each
+    scan = _Scan(ctx)
+    if has_at:
+        scan.imports()
+    if has_link:
+        scan.links()
+    if has_span:
+        scan.backticked()
+    if has_script:
+        scan.commands()
+
+
+class _Scan:
+    """The document's text with its fences and code spans, and the places to resolve from."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        doc = ctx.doc
+        self.text = doc.text
+        self.start = doc.offset_of_line(doc.body_line) if doc.body_line else 0
+        self.fences = fence_ranges(self.text)
+        self.fence_starts = [a for a, _ in self.fences]
+        self.spelled_dir = doc.directory
+        real = ctx.canonical_path
+        self.real_dir = os.path.dirname(real) if real != doc.path else None
+        self.root = ctx.git_root
+        self.counts: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ helpers
+    def in_fence(self, offset: int) -> bool:
+        i = bisect_right(self.fence_starts, offset) - 1
+        return i >= 0 and self.fences[i][0] <= offset < self.fences[i][1]
+
+    def line_of(self, offset: int) -> tuple[int, int, str]:
+        """(line number, offset of its start, its text)."""
+        start = self.text.rfind("\n", 0, offset) + 1
+        end = self.text.find("\n", offset)
+        line, _ = self.ctx.doc.position(start)
+        return line, start, self.text[start:end if end >= 0 else len(self.text)]
+
+    def in_span(self, offset: int) -> bool:
+        _, start, line = self.line_of(offset)
+        col = offset - start
+        return any(m.start() <= col < m.end() for m in _SPAN.finditer(line))
+
+    def emit(self, code: str, message: str, offset: int, length: int) -> None:
+        n = self.counts.get(code, 0)
+        if n >= _MAX_PER_CHECK:
+            return
+        self.counts[code] = n + 1
+        line, col = self.ctx.doc.position(offset)
+        self.ctx.emit(code, message, Range.of(line, col, line, col + length))
+
+    def ignored(self, path: str) -> bool:
+        if self.root is None:
+            return False
+        ignore = self.ctx.caches.ignore_for(self.root)
+        return ignore is not None and ignore.is_ignored(path)
+
+    def resolve(self, ref: str) -> tuple[str, bool, str | None]:
+        """``(path from the spelled directory, exists there, path from the real directory
+        when only that one exists)``."""
+        spelled = os.path.normpath(os.path.join(self.spelled_dir, ref))
+        if os.path.lexists(spelled):
+            return spelled, True, None
+        if self.real_dir is not None:
+            real = os.path.normpath(os.path.join(self.real_dir, ref))
+            if os.path.lexists(real):
+                return spelled, False, real
+        return spelled, False, None
+
+    def missing_message(self, ref: str, what: str, real: str | None) -> str:
+        ctx = self.ctx
+        if real is not None:
+            return (f"{what} `{ref}` works from the real file"
+                    f" {ctx.rel(ctx.canonical_path)} but not from {ctx.rel(ctx.doc.path)},"
+                    f" where agents read it (a symlink): {ctx.rel(real)} exists,"
+                    f" {ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))}"
+                    " does not.")
+        target = ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))
+        return f"{what} `{ref}` points to {target}, which does not exist."
+
+    # ------------------------------------------------------------------ imports
+    def imports(self) -> None:
+        for m in _IMPORT.finditer(self.text, self.start):
+            ref = m.group(1).rstrip(".,;:")
+            if not _looks_like_import(ref) or ref.startswith(("~/", "/")):
+                continue  # a mention (@alice), a package scope, or a file outside the repo
+            if self.in_fence(m.start()) or self.in_span(m.start()):
+                continue  # Claude ignores imports in code
+            path, exists, real = self.resolve(ref)
+            at = m.start()
+            if not exists:
+                self.emit("RL501", self.missing_message(ref, "The import", real)
+                          + " Claude Code and Gemini CLI load nothing for it.", at, len(ref) + 1)
+                continue
+            if self.ignored(path) and not self.ignored(self.ctx.doc.path):
+                self.emit("RL502", f"The import `@{ref}` names a gitignored file: it can"
+                          " never be committed, so nobody else's agent loads it.",
+                          at, len(ref) + 1)
+            depth, cycle = _import_tree(canonical(path), canonical(self.ctx.doc.path))
+            if cycle:
+                self.emit("RL503", f"The import `@{ref}` leads into an import cycle (a file"
+                          " that imports itself again, directly or through others): Claude Code"
+                          " stops expanding it there.", at, len(ref) + 1)
+            elif 1 + depth > MAX_IMPORT_HOPS:
+                self.emit("RL504", f"The import `@{ref}` reaches {1 + depth} hops of nested"
+                          f" imports; Claude Code follows at most {MAX_IMPORT_HOPS}, so the"
+                          " deepest files never load.", at, len(ref) + 1)
+
+    # -------------------------------------------------------------------- links
+    def links(self) -> None:
+        for m in _LINK.finditer(self.text, self.start):
+            target = m.group(1)
+            if self.in_fence(m.start()) or self.in_span(m.start()):
+                continue
+            ref = unquote(target.split("#", 1)[0].split("?", 1)[0])
+            if not ref or _is_url(target) or ref.startswith(("/", "~")) or _placeholder(ref):
+                continue
+            self.check_path(ref, "The link", m.start(1), len(target))
+
+    def backticked(self) -> None:
+        for m in _SPAN.finditer(self.text, self.start):
+            ref = m.group(2).strip()
+            if not _PATHLIKE.match(ref) or self.in_fence(m.start()):
+                continue
+            _, _, line = self.line_of(m.start())
+            if _NEGATIVE.search(line):
+                continue  # "do not create `x`", "e.g. `src/foo.ts`": not a claim it exists
+            if ref.removeprefix("./").split("/", 1)[0] in NOT_SOURCE:
+                continue  # build output: made by a build, absent from a fresh checkout
+            # A backticked path is usually written from the repository root; from the
+            # file's directory is the other reading. Either one existing is enough.
+            if self.root is not None and os.path.lexists(os.path.join(self.root, ref)):
+                continue
+            self.check_path(ref, "The path", m.start(2), len(ref))
+
+    def check_path(self, ref: str, what: str, offset: int, length: int) -> None:
+        path, exists, real = self.resolve(ref)
+        if exists:
+            return
+        if real is None and (self.ignored(path) or _below_build(path, self.root)):
+            return  # made by a build or personal: absent from a checkout by design
+        self.emit("RL505", self.missing_message(ref, what, real), offset, length)
+
+    # ----------------------------------------------------------------- commands
+    def commands(self) -> None:
+        for m in _SCRIPT.finditer(self.text, self.start):
+            tool, script = m.group(1), m.group(2)
+            manifests = _package_jsons(self.spelled_dir, self.root)
+            if not manifests:
+                continue  # no package.json: nothing to check against
+            if any(script in scripts for _, scripts in manifests if scripts is not None):
+                continue
+            if any(scripts is None for _, scripts in manifests):
+                continue  # a package.json that does not parse: cannot know
+            names = " or ".join(self.ctx.rel(p) for p, _ in manifests)
+            self.emit("RL506", f"`{tool} run {script}`: no script `{script}` is defined in"
+                      f" {names}.", m.start(2), len(script))
+        for m in _MAKE.finditer(self.text, self.start):
+            target = m.group(1)
+            if not (self.in_fence(m.start(1)) or self.in_span(m.start(1))):
+                continue  # "make sure", "make it": only commands written as code
+            makefile = _nearest(self.spelled_dir, self.root, _MAKEFILES)
+            if makefile is None:
+                continue
+            targets = _make_targets(makefile)
+            if targets is None or target in targets:
+                continue
+            self.emit("RL506", f"`make {target}`: no target `{target}` is defined in"
+                      f" {self.ctx.rel(makefile)}.", m.start(1), len(target))
+
+
+def _looks_like_import(ref: str) -> bool:
+    """A path, not a mention: it has an extension or starts like a relative path."""
+    return ref.startswith(("./", "../", "~/", "/")) or bool(
+        re.search(r"\.[A-Za-z0-9]{1,8}$", ref))
+
+
+def _is_url(target: str) -> bool:
+    return bool(re.match(r"^[A-Za-z][\w+.-]*:", target)) or target.startswith(("#", "//"))
+
+
+def _placeholder(ref: str) -> bool:
+    return any(c in ref for c in "<>{}$*?[]") or "..." in ref
+
+
+def _below_build(path: str, root: str | None) -> bool:
+    rel = path[len(root.rstrip(os.sep)) + 1:] if root and path.startswith(root) else path
+    return any(part in NOT_SOURCE for part in rel.split(os.sep)[:-1])
+
+
+def _nearest(directory: str, root: str | None, names: tuple[str, ...]) -> str | None:
+    current = directory
+    while True:
+        for name in names:
+            path = os.path.join(current, name)
+            if os.path.isfile(path):
+                return path
+        if root is None or os.path.normpath(current) == os.path.normpath(root):
+            return None
+        parent = os.path.dirname(current)
+        if parent == current or not parent.startswith(root):
+            return None
+        current = parent
+
+
+def _scripts(path: str) -> set[str] | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    return set(scripts) if isinstance(scripts, dict) else set()
+
+
+def _package_jsons(directory: str, root: str | None) -> list[tuple[str, set[str] | None]]:
+    """The nearest ``package.json`` and the repository root's (a monorepo's workspace
+    root), each with its script names (``None``: does not parse)."""
+    out: list[tuple[str, set[str] | None]] = []
+    nearest = _nearest(directory, root, ("package.json",))
+    if nearest is not None:
+        out.append((nearest, _scripts(nearest)))
+    if root is not None:
+        top = os.path.join(root, "package.json")
+        if os.path.isfile(top) and top != nearest:
+            out.append((top, _scripts(top)))
+    return out
+
+
+_TARGET = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)", re.MULTILINE)
+
+
+def _make_targets(path: str) -> set[str] | None:
+    """Targets a Makefile defines; ``None`` when it cannot be known (unreadable, includes
+    other files, or has pattern rules)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1024 * 1024)
+    except OSError:
+        return None
+    if re.search(r"^\s*-?include\s", text, re.MULTILINE):
+        return None
+    targets: set[str] = set()
+    for m in _TARGET.finditer(text):
+        for name in m.group(1).split():
+            if "%" in name or "$" in name:
+                return None
+            targets.add(name)
+    return targets
+
+
+def _imports_of(path: str) -> list[str]:
+    """Canonical paths of the files ``path`` imports (outside fences and code spans)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1024 * 1024)
+    except OSError:
+        return []
+    fences = fence_ranges(text)
+    starts = [a for a, _ in fences]
+    out = []
+    for m in _IMPORT.finditer(text):
+        ref = m.group(1).rstrip(".,;:")
+        if not _looks_like_import(ref) or ref.startswith(("~/", "/")):
+            continue
+        i = bisect_right(starts, m.start()) - 1
+        if i >= 0 and fences[i][0] <= m.start() < fences[i][1]:
+            continue
+        target = os.path.normpath(os.path.join(os.path.dirname(path), ref))
+        if os.path.isfile(target):
+            out.append(canonical(target))
+    return out
+
+
+def _import_tree(start: str, origin: str, limit: int = 16) -> tuple[int, bool]:
+    """(hops of the deepest import chain below ``start``, whether one leads back to
+    ``origin`` or into a loop), bounded by ``limit`` hops."""
+    deepest = 0
+    stack: list[tuple[str, int, frozenset[str]]] = [(start, 0, frozenset({origin, start}))]
+    while stack:
+        path, depth, seen = stack.pop()
+        deepest = max(deepest, depth)
+        if depth >= limit:
+            continue
+        for target in _imports_of(path):
+            if target in seen:
+                return deepest, True
+            stack.append((target, depth + 1, seen | {target}))
+    return deepest, False
