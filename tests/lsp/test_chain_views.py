@@ -24,11 +24,13 @@ async def test_code_lens_title_and_command(client: LanguageClient, demo: Demo) -
     uri = demo.uri(DEEP)
     open_doc(client, uri, language="python")
     got = await lenses(client, uri)
-    assert got is not None and len(got) == 1
+    # The Grok chain lens, then (the demo has files for every agent) the per-agent counts.
+    assert got is not None and len(got) == 2
+    assert got[1].command is not None and got[1].command.title.startswith("from ./: Grok ")
     lens = got[0]
     assert lens.range.start == types.Position(0, 0)
     assert lens.command is not None
-    assert lens.command.title == "7 rules · deepest: src/app/AGENTS.md · 4 skipped"
+    assert lens.command.title == "7 rules · deepest: src/app/AGENTS.md · 6 skipped"
     assert lens.command.command == protocol.SHOW_CHAIN
     assert list(lens.command.arguments or []) == [uri]
     # The command returns the same payload as rulelens/chain.
@@ -57,7 +59,7 @@ async def test_hover_table_in_load_order(client: LanguageClient, demo: Demo) -> 
     assert rows[0][5] == "85 B"
     total = sum(f["tokens"] for f in expected)
     assert f"| | **total** | | | **{sum(f['bytes'] for f in expected)} B** | **{total}** |" in text
-    skipped = text[text.index("**Not loaded (4)**"):]
+    skipped = text[text.index("**Not loaded (6)**"):]
     for reason, name in [("gitignored", "CLAUDE.local.md"),
                          ("nested-in-rules-dir", ".grok/rules/drafts/caching.md"),
                          ("unrecognized-name", ".cursor/rules/style.mdc"),
@@ -130,9 +132,10 @@ async def test_rule_file_lenses(client: LanguageClient, demo: Demo) -> None:
         uri = demo.uri(rel)
         open_doc(client, uri, language="markdown")
         got = await lenses(client, uri)
-        assert got is not None and len(got) == 2, rel
+        assert got is not None and len(got) == 3, rel
         assert got[0].command is not None and got[0].command.title == title, rel
         assert got[1].command is not None and " rule" in got[1].command.title
+        assert got[2].command is not None and got[2].command.title.startswith("from ./: Grok")
     hover_text = (await hover(client, demo.uri("CLAUDE.local.md"))).contents.value  # type: ignore[union-attr]
     assert hover_text.startswith("**Not loaded: gitignored by .gitignore:2** — ignored by")
 

@@ -6,8 +6,13 @@ the names are constants so the server, the tests and the benchmark cannot drift 
 
 from __future__ import annotations
 
-#: Request ``{uri}`` -> ``rulelens chain --json`` for that file plus ``tracker``, or null.
+#: Request ``{uri, agent?, cwd?}`` -> ``rulelens chain --json`` for that file plus
+#: ``tracker``, or null. With ``agent`` (``claude``, ``codex``, ...) or ``cwd`` (the start
+#: directory): ``rulelens chain FILE --agent A --cwd DIR --json`` (``when``/``why`` per file).
 CHAIN = "rulelens/chain"
+#: Request ``{uri, cwd?, agents?}`` -> ``{cwd, file, enabled, agents: [chain per agent],
+#: rows: [{path, cells: [{agent, when, why}]}]}``: every enabled agent's view in one call.
+AGENTS_FOR_FILE = "rulelens/agentsForFile"
 #: Request ``{uri}`` -> ``{text}``: exactly what the agent injects, or null.
 RENDER = "rulelens/render"
 #: Request ``{}`` or no params -> ``{documents: {open, fingerprints, ...}}``: how many
@@ -31,7 +36,8 @@ REINDEX_MEMORY = "rulelens.reindexMemory"
 #: Settings section (``initializationOptions`` and ``workspace/didChangeConfiguration``).
 SETTINGS_SECTION = "rulelens"
 
-CUSTOM_REQUESTS = (CHAIN, RENDER, SERVER_STATUS, MEMORY_SEARCH, MEMORY_STATUS, MEMORY_CHUNKS)
+CUSTOM_REQUESTS = (CHAIN, AGENTS_FOR_FILE, RENDER, SERVER_STATUS, MEMORY_SEARCH,
+                   MEMORY_STATUS, MEMORY_CHUNKS)
 CUSTOM_NOTIFICATIONS = (CHAIN_CHANGED, MEMORY_INDEXED)
 COMMANDS = (SHOW_CHAIN, REMEMBER, REINDEX_MEMORY)
 
@@ -44,8 +50,11 @@ Shape = dict[str, tuple[type, bool, str]]
 
 _URI: Shape = {"uri": (str, True, "a string (the document's URI)")}
 _WORKSPACE = (str, False, "a string (a workspace folder's URI)")
+_CWD = (str, False, "an absolute path (the start directory)")
 REQUEST_PARAMS: dict[str, Shape] = {
-    CHAIN: _URI,
+    CHAIN: {**_URI, "agent": (str, False, 'an agent id ("grok", "claude", ...)'), "cwd": _CWD},
+    AGENTS_FOR_FILE: {**_URI, "cwd": _CWD,
+                      "agents": (list, False, 'a list of agent ids ("grok", "claude", ...)')},
     RENDER: _URI,
     SERVER_STATUS: {},
     MEMORY_SEARCH: {"query": (str, True, "a string"), "workspaceUri": _WORKSPACE,

@@ -25,9 +25,9 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from rulelens import __version__
+from rulelens import __version__, multichain
 from rulelens.lint.model import Finding
-from rulelens.lsp import diagnostics, protocol, views
+from rulelens.lsp import agentviews, diagnostics, protocol, views
 from rulelens.lsp.rpc import RuleLensProtocol, log_to_stderr, serve, strict_converter
 from rulelens.lsp.session import Session, looks_like_rule_file
 from rulelens.lsp.watch import Watcher
@@ -248,10 +248,18 @@ def _safe(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def _uri_param(params: Any) -> str | None:
     """``{uri}`` params arrive as a pygls ``Object`` (namedtuple), a dict, or garbage."""
+    return _str_param(params, "uri")
+
+
+def _param(params: Any, key: str) -> Any:
     if params is None:
         return None
-    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
-    return uri if isinstance(uri, str) else None
+    return params.get(key) if isinstance(params, dict) else getattr(params, key, None)
+
+
+def _str_param(params: Any, key: str) -> str | None:
+    value = _param(params, key)
+    return value if isinstance(value, str) else None
 
 
 def _to_dict(value: Any) -> Any:
@@ -353,6 +361,11 @@ def create_server(environ: Mapping[str, str] | None = None,
         lenses.append(types.CodeLens(range=top, command=types.Command(
             title=views.chain_lens_title(chain), command=protocol.SHOW_CHAIN,
             arguments=[uri])))
+        per_agent = s.agent_views(path) if len(s.agents_for(path)) > 1 else None
+        if per_agent:
+            lenses.append(types.CodeLens(range=top, command=types.Command(
+                title=agentviews.lens_title(per_agent, s.root_for(path)),
+                command=protocol.SHOW_CHAIN, arguments=[uri])))
         return lenses
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -369,6 +382,9 @@ def create_server(environ: Mapping[str, str] | None = None,
             if chain is None:
                 return None
             text = views.chain_hover(chain, s.tracker_split(path, chain))
+            per_agent = s.agent_views(path) if len(s.agents_for(path)) > 1 else None
+            if per_agent:
+                text += "\n\n" + agentviews.hover_table(per_agent, s.root_for(path))
             status = s.rule_status(path)
             if status is not None:
                 text = views.rule_hover_line(status) + "\n\n" + text
@@ -391,7 +407,26 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.thread()
     @_safe(None)
     def chain_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
-        return _chain_payload(s, _uri_param(params))
+        agent = _str_param(params, "agent")
+        cwd = _str_param(params, "cwd")
+        if agent is None and cwd is None:
+            return _chain_payload(s, _uri_param(params))
+        path = s.opened(_uri_param(params) or "")
+        found = s.agent_views(path, [agent or "grok"], cwd) if path is not None else None
+        return multichain.view_json(found[0]) if found else None
+
+    @server.feature(protocol.AGENTS_FOR_FILE)
+    @server.thread()
+    @_safe(None)
+    def agents_for_file(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        path = s.opened(_uri_param(params) or "")
+        if path is None:
+            return None
+        wanted = _param(params, "agents")
+        enabled = agentviews.enabled_agents(wanted, s.root_for(path)) if wanted else (
+            s.agents_for(path))
+        found = s.agent_views(path, enabled, _str_param(params, "cwd"))
+        return agentviews.agents_payload(found, path, enabled) if found else None
 
     @server.feature(protocol.RENDER)
     @server.thread()

@@ -19,6 +19,8 @@ from urllib.parse import unquote, urlsplit
 
 from rulelens.agents.compat import BASE_FILENAMES, CLAUDE_FILENAMES
 from rulelens.agents.fs import canonical, is_within
+from rulelens.agents.view import AgentView
+from rulelens.lsp.agentviews import AgentViews, enabled_agents
 from rulelens.rules import AgentEnvironment, AgentsMdTracker, Chain, ConfigError, Resolver
 from rulelens.rules.discovery import OTHER_AGENT_FILES
 from rulelens.rules.gitignore import walk_unignored
@@ -85,8 +87,11 @@ class Session:
     _counts: dict[str, tuple[int, bool]] = field(default_factory=dict)
     _splits: dict[tuple[str, str], TrackerSplit] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    #: Every enabled agent's view per (agent, start directory, file); cleared with the rest.
+    agent_view_cache: AgentViews = field(init=False)
 
     def __post_init__(self) -> None:
+        self.agent_view_cache = AgentViews(self.environ)
         if self.resolver is None:
             self.reload_environment()
 
@@ -120,6 +125,7 @@ class Session:
     def _forget(self) -> None:
         self._counts.clear()
         self._splits.clear()
+        self.agent_view_cache.clear()
 
     def watched_home_dirs(self) -> list[str]:
         """Agent-home directories whose direct children can change a chain."""
@@ -264,6 +270,23 @@ class Session:
         with self._lock:
             self._splits[key] = split
         return split
+
+    # ------------------------------------------------------------ every agent
+    def agents_for(self, path: str) -> list[str]:
+        """The enabled agents for a document: the ``agents`` setting, else Grok plus every
+        agent whose files exist in its workspace folder."""
+        return enabled_agents(self.settings.get("agents"), self.root_for(path))
+
+    def agent_views(self, path: str, agents: list[str] | None = None,
+                    cwd: str | None = None) -> list[AgentView] | None:
+        """Each agent's view of ``path`` for a session started in ``cwd`` (default: the
+        workspace folder or ``agentCwd``); ``None`` without a resolver or start directory."""
+        resolver = self.resolver
+        start = cwd or self.agent_cwd(path)
+        if resolver is None or start is None:
+            return None
+        return self.agent_view_cache.views(path, start, agents or self.agents_for(path),
+                                           resolver.resolve)
 
     # -------------------------------------------------------------- rule files
     def rule_status(self, path: str) -> RuleStatus | None:

@@ -1,0 +1,110 @@
+"""Every enabled agent's view of an open file, for the language server (no pygls here).
+
+:class:`AgentViews` owns the per-(agent, start directory, file) cache of
+:class:`~rulelens.agents.view.AgentView` values; the session's invalidation clears it. The
+start directory is the session's ``agent_cwd`` (the workspace folder, or ``agentCwd``);
+the enabled agents come from the ``agents`` setting (a list, or ``"all"``), else Grok plus
+every agent whose files exist at the workspace folder. The strings built here (lens title,
+hover table, payloads) are what both clients show.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rulelens.agents.registry import ORDER, family, present
+from rulelens.agents.view import AgentView
+from rulelens.multichain import summary, view_json
+from rulelens.present import display_path
+from rulelens.rules.model import Chain
+from rulelens.rules.perfile import short_name, side_by_side, views_for_file
+
+
+def enabled_agents(setting: object, workspace: str | None) -> list[str]:
+    """The ``rulelens.agents`` setting (list of ids or ``"all"``), else the default."""
+    if setting == "all":
+        return list(ORDER)
+    if isinstance(setting, list | tuple):
+        chosen = [a for a in setting if isinstance(a, str) and family(a) in ORDER]
+        if chosen:
+            return list(dict.fromkeys(chosen))
+    return present(workspace) if workspace else ["grok"]
+
+
+@dataclass
+class AgentViews:
+    """Cache of per-agent views; thread-safe (handlers run in a pool)."""
+
+    environ: Mapping[str, str]
+    _cache: dict[tuple[str, str, str], AgentView] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+    def views(self, path: str, cwd: str, agents: Sequence[str],
+              resolve: Callable[[str], Chain]) -> list[AgentView]:
+        out: list[AgentView] = []
+        for agent in agents:
+            key = (agent, cwd, path)
+            with self._lock:
+                hit = self._cache.get(key)
+            if hit is None:
+                hit = views_for_file(path, cwd, [agent], self.environ, resolve)[0]
+                with self._lock:
+                    self._cache[key] = hit
+            out.append(hit)
+        out.sort(key=lambda v: ORDER.index(family(v.agent)) if family(v.agent) in ORDER else 99)
+        return out
+
+    def size(self) -> int:
+        with self._lock:
+            return len(self._cache)
+
+
+def start_label(cwd: str, workspace: str | None) -> str:
+    """The start directory as users read it: ``./`` for the workspace folder, ``src/``."""
+    label = display_path(cwd, workspace) if workspace else cwd
+    return "./" if label in (".", "") else label.rstrip("/") + "/"
+
+
+def lens_title(views: list[AgentView], workspace: str | None) -> str:
+    """``from ./: Grok 3 · Claude 5 · Codex 2 (cut at 32 KiB)``."""
+    return f"from {start_label(views[0].cwd if views else '', workspace)}: {summary(views)}"
+
+
+def hover_table(views: list[AgentView], workspace: str | None) -> str:
+    """The side-by-side table as Markdown, with its start directory."""
+    if not views:
+        return ""
+    base = views[0].root or views[0].cwd
+    start = start_label(views[0].cwd, workspace)
+    head = "| file | " + " | ".join(short_name(v.agent) for v in views) + " |"
+    sep = "|---|" + "---|" * len(views)
+    lines = [f"**Every agent, session started in `{start}`**", "", head, sep]
+    for row in side_by_side(views):
+        name = display_path(row.path, base).replace("|", "\\|")
+        lines.append(f"| {name} | " + " | ".join(c for c, _ in row.cells) + " |")
+    lines += ["", "start = at session start · on-read = when the agent reads this file ·"
+              " may = the model may pull it in · no = not loaded · — = not looked for"]
+    for v in views:
+        if v.basis == "docs":
+            lines.append(f"- {v.display}: {v.basis_label}")
+    return "\n".join(lines)
+
+
+def agents_payload(views: list[AgentView], path: str, enabled: list[str]) -> dict[str, Any]:
+    """``rulelens/agentsForFile``: every view (``chain --json`` shape per agent) plus the
+    side-by-side rows."""
+    rows = []
+    for row in side_by_side(views):
+        rows.append({"path": row.path, "cells": [
+            {"agent": v.agent, "when": cell, "why": why}
+            for v, (cell, why) in zip(views, row.cells, strict=True)]})
+    return {"cwd": views[0].cwd if views else os.path.dirname(path), "file": path,
+            "enabled": enabled, "agents": [view_json(v) for v in views], "rows": rows}

@@ -1,0 +1,125 @@
+"""Every agent's view over the real server: rulelens/agentsForFile, rulelens/chain with
+``agent``/``cwd``, the per-agent code lens and the side-by-side hover (pytest-lsp, VS Code
+and Neovim capabilities, the demo workspace)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+from pytest_lsp import LanguageClient
+
+from rulelens.lsp import protocol
+
+from .conftest import Demo, hover, lenses, open_doc, request, start_client, stop_client
+
+DEEP = "src/app/handlers/orders.py"
+ALL = ["grok", "claude", "codex", "cursor", "copilot", "gemini", "boost"]
+
+
+def cli(demo: Demo, *args: str) -> Any:
+    import json
+
+    out = subprocess.run([sys.executable, "-m", "rulelens", "chain", "--json", *args],
+                         env=demo.env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+async def test_agents_for_file_every_enabled_agent(client: LanguageClient, demo: Demo) -> None:
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+    got = await request(client, protocol.AGENTS_FOR_FILE, {"uri": uri})
+    assert got["cwd"] == str(demo.repo)                 # the workspace folder, named
+    assert got["file"] == str(demo.deep_file)
+    assert got["enabled"] == ALL                        # the demo has files for every agent
+    assert [a["agent"].split("@")[0] for a in got["agents"]] == ALL
+    # Same views as the CLI with the same start directory.
+    expected = cli(demo, str(demo.deep_file), "--agent", "all", "--cwd", str(demo.repo))
+    for mine, theirs in zip(got["agents"], expected["agents"], strict=True):
+        if mine["agent"].startswith("grok"):
+            continue  # Grok's chain is pinned against the CLI in test_chain_views
+        assert [(f["path"], f["when"]) for f in mine["files"]] == [
+            (f["path"], f["when"]) for f in theirs["files"]]
+    # One row per file, one cell per agent; no file in two groups of one agent.
+    rows = {r["path"]: {c["agent"].split("@")[0]: c["when"] for c in r["cells"]}
+            for r in got["rows"]}
+    assert rows[str(demo.repo / ".cursor/rules/style.mdc")]["cursor"] == "on-read"
+    assert rows[str(demo.repo / "src/app/AGENTS.md")]["grok"] == "no"
+    for view in got["agents"]:
+        paths = [f["path"] for f in view["files"]] + [s["path"] for s in view["skipped"]]
+        assert len(paths) == len(set(paths)), view["agent"]
+
+
+async def test_agents_for_file_with_cwd_and_agents(client: LanguageClient, demo: Demo) -> None:
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+    start = str(demo.repo / "src")
+    got = await request(client, protocol.AGENTS_FOR_FILE,
+                        {"uri": uri, "cwd": start, "agents": ["codex", "claude"]})
+    assert got["cwd"] == start
+    assert [a["agent"] for a in got["agents"]] == ["claude", "codex"]
+    codex = got["agents"][1]
+    # Started in src/, Codex injects the override there; src/AGENTS.md is shadowed.
+    assert str(demo.repo / "src/AGENTS.override.md") in [
+        f["path"] for f in codex["files"] if f["when"] == "start"]
+    assert {s["path"]: s["reason"] for s in codex["skipped"]}[
+        str(demo.repo / "src/AGENTS.md")] == "shadowed"
+
+
+async def test_chain_request_takes_agent_and_cwd(client: LanguageClient, demo: Demo) -> None:
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+    got = await request(client, protocol.CHAIN, {"uri": uri, "agent": "gemini",
+                                                 "cwd": str(demo.repo)})
+    assert got["agent"] == "gemini" and got["cwd"] == str(demo.repo)
+    expected = cli(demo, str(demo.deep_file), "--agent", "gemini", "--cwd", str(demo.repo))
+    assert got["files"] == expected["files"]
+    assert "tracker" in await request(client, protocol.CHAIN, {"uri": uri})  # unchanged
+
+
+async def test_per_agent_lens_and_hover(client: LanguageClient, demo: Demo) -> None:
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+    got = await lenses(client, uri)
+    assert got is not None
+    titles = [lens.command.title for lens in got if lens.command is not None]
+    per_agent = titles[-1]
+    assert per_agent.startswith("from ./: Grok ")
+    expected = cli(demo, str(demo.deep_file), "--agent", "all", "--cwd", str(demo.repo))
+    counts = {a["agent"].split("@")[0]: sum(f["when"] != "may" for f in a["files"])
+              for a in expected["agents"]}
+    assert f"Claude {counts['claude']}" in per_agent and f"Codex {counts['codex']}" in per_agent
+    assert "Codex 1 +2 may" in per_agent
+    text = (await hover(client, uri)).contents.value  # type: ignore[union-attr]
+    assert "**Every agent, session started in `./`**" in text
+    assert "| file | Grok | Claude | Codex | Cursor | Copilot | Gemini | Boost |" in text
+    assert "| .cursor/rules/style.mdc | no | — | — | on-read | — | — | — |" in text
+    assert "per Claude Code docs" in text
+
+
+async def test_one_agent_setting_keeps_the_single_lens(demo: Demo) -> None:
+    """``rulelens.agents: ["grok"]``: no per-agent lens, no side-by-side hover."""
+    c = await start_client(demo.env, [demo.repo], "visual-studio-code",
+                           options={"agents": ["grok"]})
+    try:
+        uri = demo.uri(DEEP)
+        open_doc(c, uri, language="python")
+        got = await lenses(c, uri)
+        assert got is not None and len(got) == 1
+        assert got[0].command is not None and "rules · deepest" in got[0].command.title
+        text = (await hover(c, uri)).contents.value  # type: ignore[union-attr]
+        assert "Every agent" not in text
+        payload = await request(c, protocol.AGENTS_FOR_FILE, {"uri": uri})
+        assert payload["enabled"] == ["grok"]
+    finally:
+        await stop_client(c)
+
+
+async def test_agents_for_file_rejects_bad_params(client: LanguageClient, demo: Demo) -> None:
+    import pytest
+    from pygls.exceptions import JsonRpcException
+
+    with pytest.raises(JsonRpcException):
+        await request(client, protocol.AGENTS_FOR_FILE, {"uri": demo.uri(DEEP), "agents": "x"})
+    assert await request(client, protocol.AGENTS_FOR_FILE, {"uri": demo.uri(DEEP)}) is None
