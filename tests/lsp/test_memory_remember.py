@@ -1,5 +1,5 @@
-"""``rulelens.remember`` over real LSP: the agent's note normalisation, an atomic whole-file
-replace, refusal when the file changed since the client read it, both scopes, and the note
+"""``rulelens.remember`` over real LSP: the agent's note normalisation, an in-place append
+under a lock, refusal when the file changed since the client read it, both scopes, and the note
 showing up in the next search.
 """
 
@@ -57,8 +57,9 @@ async def test_note_normalisation_and_atomic_append(client: LanguageClient, md: 
     new = target.read_bytes()
     assert got == {"path": str(target), "text": note, "sha256": sha(new)}
     assert new == old + b"\n\n" + note.encode()
-    # A whole-file replace (temp file + rename), not an in-place append; mode kept; no debris.
-    assert target.stat().st_ino != inode
+    # Appended in place (one O_APPEND write under the lock, issue 11 item 8): the same
+    # inode, so an outside appender holding the file open loses nothing; mode kept; no debris.
+    assert target.stat().st_ino == inode
     assert target.stat().st_mode & 0o777 == 0o640
     assert not [p for p in md.memory.iterdir() if p.name.endswith(".tmp")]
 

@@ -386,12 +386,8 @@ def register(server: RuleLensServer) -> MemoryFeature:
                     "searchable": p.findability.searchable, "warning": p.findability.warning}
 
         def write() -> dict[str, Any]:
-            from rulelens.memory.service import content_sha256
-
             done = svc.remember(cwd, text, scope, expected_sha256=expected)
-            with open(done.path, "rb") as fh:
-                sha = content_sha256(fh.read())
-            return {"path": done.path, "text": done.text, "sha256": sha}
+            return {"path": done.path, "text": done.text, "sha256": done.sha256}
 
         return await feature.run(plan if dry_run else write)
 

@@ -1,9 +1,22 @@
-"""``/remember``: normalise a note like the agent and append it atomically (spec §7.17).
+"""``/remember``: normalise a note like the agent and append it safely (spec §7.17).
 
-The only place RuleLens writes a memory file. The append is a whole-file replace (temp
-file in the same directory, fsync, rename) so a crash leaves the old or the new file, never
-half of one; and it refuses when the file changed after the caller read it, so a note is
-never appended onto text the user has not seen (or onto an edit made in another window).
+The only place RuleLens writes a memory file. The append is made in place, under a lock:
+
+* **a real lock**: ``fcntl.flock`` on a descriptor of the memory file's directory (it
+  creates no file, and every RuleLens process and thread shares it whatever its cache
+  directory), taken with a timeout; a writer that cannot get it in time answers "busy";
+* **re-checked under the lock**: the file is read again once the lock is held and the note
+  refused when it differs from what the caller saw (``seen`` / ``expectedSha256``), so a
+  note is never appended onto text the user has not seen;
+* **appended with one ``O_APPEND`` write**: the agent's own ``/remember`` appends to the
+  same file without our lock (``OpenOptions::append``). A whole-file replace (temp file +
+  rename) would silently drop whatever it appended between our read and our rename; an
+  ``O_APPEND`` write goes at the end of the file as it is at that instant, so neither
+  writer's text is lost. The data is fsynced; a write the disk refuses is truncated away
+  again when nothing was appended after it;
+* **never through a link**: every component below the memory root is opened with
+  ``O_NOFOLLOW``, so a symlinked ``MEMORY.md`` or workspace directory is refused with a
+  message, never written through and never replaced by a copy.
 
 :func:`plan_note` is the dry run behind a confirmation dialog: the exact text the append
 would add and whether the agent's search could ever return it, computed with the agent's
@@ -13,17 +26,36 @@ own chunker and content-free filter so that no client re-implements either.
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
+import hashlib
 import os
-import tempfile
+import stat
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rulelens.agents.rusttext import byte_len, lines, trim
+from rulelens.memory.beneath import (
+    MAX_MEMORY_FILE_BYTES,
+    Refused,
+    kind_of,
+    open_dir_for_write,
+    relative_to,
+)
 from rulelens.memory.chunker import Chunk, chunk_markdown
 from rulelens.memory.search import is_content_free, is_scaffold, is_structurally_empty
+
+#: How long ``remember`` waits for another writer of the same file before answering busy.
+LOCK_TIMEOUT_S = 10.0
 
 
 class RememberError(Exception):
     """The note was not written; the message says why and nothing was lost."""
+
+
+class RememberBusy(RememberError):
+    """Another RuleLens held the file's lock for longer than the timeout."""
 
 
 def normalize_memory_content(text: str) -> str:
@@ -55,20 +87,25 @@ class FileSnapshot:
     content: bytes | None
 
     @classmethod
-    def read(cls, path: str) -> FileSnapshot:
-        try:
-            with open(path, "rb") as fh:
-                return cls(path, fh.read())
-        except FileNotFoundError:
-            return cls(path, None)
-        except OSError as exc:
-            raise RememberError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    def read(cls, path: str, root: str | None = None) -> FileSnapshot:
+        """The file as :func:`append_note` would see it (same refusals: a link, a FIFO)."""
+        with _memory_dir(path, root, create=False) as dfd:
+            if dfd is None:
+                return cls(path, None)
+            fd = _open_memory_file(path, dfd, os.O_RDONLY)
+            if fd is None:
+                return cls(path, None)
+            try:
+                return cls(path, _read_all(path, fd))
+            finally:
+                os.close(fd)
 
 
 @dataclass(frozen=True)
 class Remembered:
     path: str
     text: str  # the normalised note as appended
+    sha256: str = ""  # of the whole file right after the append (read under the lock)
 
 
 def appended_text(existing: bytes | None, normalised: str) -> str:
@@ -169,60 +206,189 @@ class NotePlan:
 
 
 def plan_note(path: str, note: str, source: str, max_bytes: int,
-              overlap_chars: int) -> NotePlan:
+              overlap_chars: int, root: str | None = None) -> NotePlan:
     """What :func:`append_note` would do to ``path`` now; the same refusals, no write."""
     normalised = normalize_memory_content(note)
     if not normalised:
         raise RememberError("the note is empty; nothing would be written")
-    seen = FileSnapshot.read(path)
+    seen = FileSnapshot.read(path, root)
     existing = _checked_utf8(path, seen.content)
     text = appended_text(seen.content, normalised)
     return NotePlan(path, normalised, text, seen,
                     note_findability(existing, text, source, max_bytes, overlap_chars))
 
 
-def append_note(path: str, note: str, seen: FileSnapshot | None = None) -> Remembered:
-    """Append ``note`` (already normalised or not) to ``path`` atomically.
+def sha256_hex(content: bytes | None) -> str:
+    """Hex SHA-256 of a file's bytes; ``""`` for a missing file (what ``remember`` compares)."""
+    return "" if content is None else hashlib.sha256(content).hexdigest()
 
-    ``seen`` is the snapshot the user looked at; when given and the file differs now, the
-    write is refused. Without it the file is read once just before writing.
+
+def append_note(path: str, note: str, seen: FileSnapshot | None = None, *,
+                expected_sha256: str | None = None, root: str | None = None,
+                timeout_s: float = LOCK_TIMEOUT_S) -> Remembered:
+    """Append ``note`` (already normalised or not) to ``path``, in place, under the lock.
+
+    ``seen`` is the snapshot the user looked at, ``expected_sha256`` the hash of the bytes
+    they saw (``""``: no file); when the file differs now (checked under the lock), nothing
+    is written. ``root`` is the memory root: nothing below it may be a link (default: the
+    file's own directory).
     """
     normalised = normalize_memory_content(note)
     if not normalised:
         raise RememberError("the note is empty; nothing was written")
-    snapshot = seen if seen is not None else FileSnapshot.read(path)
-    current = FileSnapshot.read(path)
-    if current.content != snapshot.content:
-        raise RememberError(f"{path} changed since it was read; reload it and try again")
-    old = snapshot.content or b""
-    _checked_utf8(path, old)
-    data = old + appended_text(old, normalised).encode("utf-8")
+    with _memory_dir(path, root, create=True) as dfd:
+        if dfd is None:  # not with create=True; kept for the type checker
+            raise RememberError(f"{path}: no directory; nothing was written")
+        with _locked(path, dfd, timeout_s):
+            return _append_locked(path, dfd, normalised, seen, expected_sha256)
+
+
+def _append_locked(path: str, dfd: int, normalised: str, seen: FileSnapshot | None,
+                   expected_sha256: str | None) -> Remembered:
+    """The checks and the append, with the lock held."""
+    for _ in range(3):
+        fd = _open_memory_file(path, dfd, os.O_RDWR | os.O_APPEND)
+        created = fd is None
+        if fd is None:
+            try:
+                fd = os.open(os.path.basename(path), os.O_RDWR | os.O_APPEND | os.O_CREAT
+                             | os.O_EXCL | _NO_FOLLOW, 0o644, dir_fd=dfd)
+            except FileExistsError:
+                continue               # someone (the agent) created it just now
+        try:
+            current = None if created else _read_all(path, fd)
+            _check_unchanged(path, current, seen, expected_sha256)
+            _checked_utf8(path, current)
+            _append(path, fd, appended_text(current, normalised).encode("utf-8"))
+            if created:
+                with contextlib.suppress(OSError):
+                    os.fsync(dfd)
+            return Remembered(path, normalised, sha256_hex(_read_all(path, fd)))
+        finally:
+            os.close(fd)
+    raise RememberError(f"{path} kept appearing and disappearing; nothing was written")
+
+
+#: Opening a memory file for ``remember``: no link, no blocking on a FIFO, no tty.
+_NO_FOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
+
+
+@contextlib.contextmanager
+def _memory_dir(path: str, root: str | None, create: bool) -> Iterator[int | None]:
+    """A descriptor of ``path``'s directory, reached from ``root`` without links (None:
+    it does not exist and ``create`` is false)."""
     directory = os.path.dirname(os.path.abspath(path))
+    root = directory if root is None else root
+    rel = relative_to(root, directory)
+    if rel is None:
+        raise RememberError(f"{path} is outside the memory root {root}; refusing to write")
     try:
-        os.makedirs(directory, exist_ok=True)
-        mode = os.stat(path).st_mode & 0o777 if snapshot.content is not None else 0o644
-        fd, tmp = tempfile.mkstemp(prefix=".MEMORY.md.", suffix=".tmp", dir=directory)
+        dfd = open_dir_for_write(root, rel, create)
+    except FileNotFoundError:
+        if create:
+            raise RememberError(f"{path}: its directory vanished; nothing was written") from None
+        yield None
+        return
+    except Refused as exc:
+        raise RememberError(f"{path}: refusing to write: {exc.detail}") from exc
     except OSError as exc:
         raise RememberError(f"{path}: cannot write ({exc.strerror or exc})") from exc
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        if FileSnapshot.read(path).content != snapshot.content:
-            raise RememberError(f"{path} changed while writing; nothing was written")
-        os.replace(tmp, path)
+        yield dfd
+    finally:
+        os.close(dfd)
+
+
+def _open_memory_file(path: str, dfd: int, flags: int) -> int | None:
+    """``MEMORY.md`` in the directory ``dfd``, never through a link; None when missing."""
+    name = os.path.basename(path)
+    try:
+        fd = os.open(name, flags | _NO_FOLLOW, dir_fd=dfd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            target = os.readlink(name, dir_fd=dfd)
+            raise RememberError(
+                f"{path} is a symbolic link (to {target}); RuleLens does not write through"
+                " links (it would not replace the link with a copy either): add the note to"
+                " the target itself, or replace the link with the file") from exc
+        if exc.errno == errno.ENXIO:       # a FIFO without a reader
+            raise RememberError(f"{path} is a FIFO, not a file; refusing to write") from exc
+        raise RememberError(f"{path}: cannot open ({exc.strerror or exc})") from exc
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise RememberError(f"{path} is {kind_of(st.st_mode)}, not a file; refusing to write")
+    return fd
+
+
+def _read_all(path: str, fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    if size > MAX_MEMORY_FILE_BYTES:
+        raise RememberError(f"{path} is {size} bytes; RuleLens appends to memory files up to"
+                            f" {MAX_MEMORY_FILE_BYTES} bytes")
+    out: list[bytes] = []
+    offset = 0
+    while True:
+        block = os.pread(fd, 1 << 20, offset)
+        if not block:
+            return b"".join(out)
+        out.append(block)
+        offset += len(block)
+
+
+def _check_unchanged(path: str, current: bytes | None, seen: FileSnapshot | None,
+                     expected_sha256: str | None) -> None:
+    if seen is not None and current != seen.content:
+        raise RememberError(f"{path} changed since it was read; reload it and try again")
+    if expected_sha256 is not None and sha256_hex(current) != expected_sha256.lower():
+        raise RememberError(f"{path} changed since it was read; nothing was written"
+                            " (reload it and try again)")
+
+
+def _append(path: str, fd: int, data: bytes) -> None:
+    """One ``O_APPEND`` write of ``data`` (looping only on a short write), then fsync. On
+    failure the file is cut back to its old length unless someone appended after us."""
+    start = os.fstat(fd).st_size
+    written = 0
+    try:
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    except OSError as exc:
+        undone = False
         with contextlib.suppress(OSError):
-            dfd = os.open(directory, os.O_RDONLY)
+            if written and os.fstat(fd).st_size == start + written:
+                os.ftruncate(fd, start)
+                undone = True
+        tail = ("nothing was written" if not written or undone
+                else f"{written} of {len(data)} bytes were written and could not be removed")
+        raise RememberError(f"{path}: cannot write ({exc.strerror or exc}); {tail}") from exc
+
+
+@contextlib.contextmanager
+def _locked(path: str, dfd: int, timeout_s: float) -> Iterator[None]:
+    """``flock`` the memory file's directory (a descriptor of its own, so threads of one
+    process exclude each other too), waiting at most ``timeout_s``."""
+    fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dfd)
+    try:
+        deadline = time.monotonic() + timeout_s
+        delay = 0.001
+        while True:
             try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        if isinstance(exc, OSError):
-            raise RememberError(f"{path}: cannot write ({exc.strerror or exc})") from exc
-        raise
-    return Remembered(path, normalised)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise RememberBusy(
+                        f"{path} is busy: another RuleLens has been writing it for"
+                        f" {timeout_s:g} s; nothing was written, try again") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

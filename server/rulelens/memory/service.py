@@ -8,7 +8,6 @@ so repeated searches cost one ``stat`` per memory file plus the query.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -19,7 +18,14 @@ from rulelens.agents.environment import AgentEnvironment
 from rulelens.memory.beneath import Refused, read_regular
 from rulelens.memory.chunker import Chunk, chunk_markdown
 from rulelens.memory.index import MemoryIndex, Progress, SyncReport, index_path_for
-from rulelens.memory.remember import NotePlan, Remembered, append_note, plan_note
+from rulelens.memory.remember import (
+    FileSnapshot,
+    NotePlan,
+    Remembered,
+    append_note,
+    plan_note,
+    sha256_hex,
+)
 from rulelens.memory.search import SearchOutcome, explain_search
 from rulelens.memory.settings import (
     EmbedderKind,
@@ -35,9 +41,8 @@ from rulelens.memory.workspace import MemoryLocation, locate
 INLINE_EMBED_LIMIT = 64
 
 
-def content_sha256(content: bytes | None) -> str:
-    """Hex SHA-256 of a file's bytes; ``""`` for a missing file (what ``remember`` compares)."""
-    return "" if content is None else hashlib.sha256(content).hexdigest()
+#: Hex SHA-256 of a file's bytes; ``""`` for a missing file (what ``remember`` compares).
+content_sha256 = sha256_hex
 
 
 class MemoryError_(Exception):
@@ -194,25 +199,20 @@ class MemoryService:
         path, source = self.memory_file(cwd, scope)
         chunking = self.settings().index
         return plan_note(path, text, source, chunking.max_chunk_chars,
-                         chunking.chunk_overlap_chars)
+                         chunking.chunk_overlap_chars, root=self.locate(cwd).global_dir)
 
     def remember(self, cwd: str, text: str, scope: Literal["global", "workspace"] = "global",
                  seen: bytes | None = None, expected_sha256: str | None = None) -> Remembered:
         """Append a note; ``seen`` is the file content the user saw (None: read it now).
 
         ``expected_sha256`` is the hex SHA-256 of the bytes the caller last saw (``""``: the
-        file did not exist); when the file differs now, nothing is written.
+        file did not exist); when the file differs now, nothing is written. Both are checked
+        under the file's lock, against the file as it is then (:func:`append_note`).
         """
         path, _ = self.memory_file(cwd, scope)
-        from rulelens.memory.remember import FileSnapshot, RememberError
-
         snapshot = FileSnapshot(path, seen) if seen is not None else None
-        if expected_sha256 is not None:
-            snapshot = FileSnapshot.read(path)
-            if content_sha256(snapshot.content) != expected_sha256.lower():
-                raise RememberError(f"{path} changed since it was read; nothing was written"
-                                    " (reload it and try again)")
-        return append_note(path, text, snapshot)
+        return append_note(path, text, snapshot, expected_sha256=expected_sha256,
+                           root=self.locate(cwd).global_dir)
 
     def read_memory_path(self, cwd: str, path: object) -> bytes:
         """The content of a client-supplied memory file, refused outside the memory roots.
