@@ -17,7 +17,7 @@ from rulelens import __version__
 from rulelens.agents.profiles import AgentProfile, UnknownAgent
 from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.trust import Override
-from rulelens.present import byte_size, display_path
+from rulelens.present import byte_size, display_path, json_text
 from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
 
 
@@ -167,7 +167,7 @@ def _cmd_multi(args: argparse.Namespace, render_text: bool) -> int:
         print(f"rulelens: {message}", file=sys.stderr)
         return 1
     sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
     sys.stdout.buffer.flush()
     return 0
 
@@ -178,7 +178,7 @@ def _cmd_chain(args: argparse.Namespace) -> int:
     chosen = chosen_profile(args.agent)
     chain = chain_for_path(args.path, agent=chosen.id, trust=args.trust)
     if args.json:
-        sys.stdout.write(json.dumps(chain.to_json(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json_text(chain.to_json()))
     else:
         sys.stdout.write(format_chain(chain, installed_version_note(chosen)))
     return 0
@@ -194,7 +194,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
                          f" {', '.join(chosen.renderers)})")
     chain = chain_for_path(args.path, agent=chosen.id, trust=args.trust)
     text = render_rules_for(chain, chosen) if frame == "rules" else render(chain.files)
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "backslashreplace")  # paths are U+FFFD-lossy already
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
@@ -261,8 +261,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     env = AgentEnvironment.from_env()
     chain = chain_for_path(args.path, env, chosen.id, args.trust)
     if args.json:
-        out = json.dumps(inspect_json(chain, env, chosen), ensure_ascii=False, indent=2)
-        sys.stdout.write(out + "\n")
+        sys.stdout.write(json_text(inspect_json(chain, env, chosen)))
     else:
         sys.stdout.write(format_inspect(chain, env, chosen))
     return 0
@@ -344,6 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A file name or argument that is not UTF-8 must not end a command in a traceback:
+    # whatever a view missed is written as a backslash escape.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -7,20 +7,41 @@ or round a size.
 
 from __future__ import annotations
 
+import json
 import os
+from typing import Any
 
 from rulelens.agents.fs import is_within
+from rulelens.agents.safeio import printable
 
 
 def display_path(path: str, base: str | None = None) -> str:
     """Relative to ``base`` when inside it (``base`` itself is ``.``), ``~/...`` strictly
-    under the home, else ``path`` unchanged (absolute paths stay absolute)."""
+    under the home, else ``path`` unchanged (absolute paths stay absolute). Bytes of the
+    name that are not UTF-8 read as ``\\xff`` (see :func:`safeio.printable`)."""
     if base and is_within(path, base):
-        return os.path.relpath(path, base)
+        return printable(os.path.relpath(path, base))
     home = os.path.expanduser("~")
     if path.startswith(home + os.sep):
-        return "~" + path[len(home):]
-    return path
+        return printable("~" + path[len(home):])
+    return printable(path)
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON text that is valid UTF-8 (see :func:`printable_data`)."""
+    return json.dumps(printable_data(value), ensure_ascii=False, indent=2) + "\n"
+
+
+def printable_data(value: Any) -> Any:
+    """``value`` (JSON-shaped: dicts, lists, strings, numbers) with every string made
+    :func:`printable`, so the JSON text is valid UTF-8 whatever bytes a path held."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable_data(k): printable_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable_data(v) for v in value]
+    return value
 
 
 def byte_size(n: int) -> str:

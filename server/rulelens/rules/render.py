@@ -35,9 +35,19 @@ def neutralize(text: str) -> str:
     return _TAG.sub(r"&lt;\1", text)
 
 
+def path_display(path: str) -> str:
+    """Rust ``Path::display``: bytes of the name that are not UTF-8 become U+FFFD."""
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # surrogates that are no escaped bytes
+        raw = path.encode("utf-8", "replace")
+    return raw.decode("utf-8", "replace")
+
+
 def render(files: Iterable[RuleFile]) -> str:
     """The injected text; the empty string when nothing loads."""
-    parts = [f"\n## From: {neutralize(f.path)}\n{neutralize(f.content)}\n" for f in files]
+    parts = [f"\n## From: {neutralize(path_display(f.path))}\n{neutralize(f.content)}\n"
+             for f in files]
     if not parts:
         return ""
     return PREAMBLE + "".join(parts) + CLOSING
@@ -130,7 +140,7 @@ def render_rules(files: Iterable[RuleFile], grok_home: str, vendor_homes: Iterab
         for i, f in enumerate(workspace):
             if i:
                 out.append("\n")
-            out.append(f'<always_applied_workspace_rule name="{f.path}">')
+            out.append(f'<always_applied_workspace_rule name="{path_display(f.path)}">')
             _push_body(out, neutralize_rule(trim(f.content)))
             out.append("</always_applied_workspace_rule>\n")
         out.append("</always_applied_workspace_rules>")
