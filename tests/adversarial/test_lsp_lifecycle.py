@@ -271,3 +271,24 @@ def test_a_closed_stdout_stops_the_sending_not_the_server(
                 proc.wait(10)
     _assert_no_traceback(stderr_log)
     assert "sending" not in stderr_log.read_text().lower()
+
+
+def test_notifications_with_bad_params_are_one_line(
+        workspace: tuple[pathlib.Path, dict[str, str]], stderr_log: pathlib.Path) -> None:
+    repo, env = workspace
+    with stderr_log.open("wb") as err, raw_server(env, stderr=err) as s:
+        s.initialize(repo)
+        never = (repo / "src" / "f1.py").as_uri()
+        s.notify("textDocument/didChange", {"textDocument": {"uri": never, "version": 2},
+                                            "contentChanges": [{"text": "x"}]})
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": never}})   # no text
+        s.notify("textDocument/didClose", {})
+        s.notify("workspace/didChangeConfiguration", None)
+        s.notify("$/someClientThing", {"x": 1})                             # ignored
+        assert s.result(protocol.SERVER_STATUS)["documents"]["open"] == 0
+        assert s.result(protocol.CHAIN, {"uri": never}) is None
+        assert not [n for n in s.notifications if n["method"] == "window/showMessage"]
+        assert s.shutdown_and_exit() == 0
+    _assert_no_traceback(stderr_log)
+    warnings = [line for line in stderr_log.read_text().splitlines() if "WARNING" in line]
+    assert len(warnings) == 4, warnings

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, TypeGuard
+from urllib.parse import unquote
 
 from cattrs import Converter
 from lsprotocol import types
@@ -128,7 +129,7 @@ class RuleLensProtocol(LanguageServerProtocol):
     def _receive_request(self, msg_id: int | str, method: str, message: dict[str, Any]) -> None:
         refusal = self._lifecycle_refusal(method)
         if refusal is not None:
-            log.info("refused %s (id %r): %s", method, msg_id, refusal.message)
+            log.warning("refused %s (id %r): %s", method, msg_id, refusal.message)
             self._reply_error(msg_id, refusal)
             return
         if method not in self.fm.builtin_features and method not in self.fm.features:
@@ -137,7 +138,7 @@ class RuleLensProtocol(LanguageServerProtocol):
             return
         structured, problem = self._structure(method, message)
         if problem is not None:
-            log.info("invalid params for %s (id %r): %s", method, msg_id, problem)
+            log.warning("invalid params for %s (id %r): %s", method, msg_id, problem)
             self._reply_error(msg_id, JsonRpcInvalidParams(f"invalid params: {problem}"))
             return
         if method == types.INITIALIZE:
@@ -159,10 +160,23 @@ class RuleLensProtocol(LanguageServerProtocol):
             log.debug("ignored notification %s (not served)", method)
             return
         structured, problem = self._structure(method, message)
+        if problem is None and method == types.TEXT_DOCUMENT_DID_CHANGE:
+            uri = structured.params.text_document.uri
+            if unquote(uri) not in self.workspace.text_documents:
+                problem = f"{uri} is not open"
         if problem is not None:
             log.warning("ignored %s: invalid params: %s", method, problem)
             return
         super().handle_message(structured)
+
+    def _check_handler_result(self, future: Future[Any]) -> None:
+        """A notification handler failed: one line for a user error, else a traceback."""
+        if future.cancelled() or (exc := future.exception()) is None:
+            return
+        if isinstance(exc, JsonRpcException) or is_user_error(exc):
+            log.warning("a notification failed: %s", _short(exc))
+        else:
+            log.error("a notification handler failed", exc_info=exc)
 
     def _receive_response(self, message: dict[str, Any]) -> None:
         msg_id = message.get("id")
@@ -173,7 +187,7 @@ class RuleLensProtocol(LanguageServerProtocol):
             error = message["error"] if isinstance(message["error"], dict) else {}
             code = error.get("code")
             self._handle_response(msg_id, None, types.ResponseError(
-                code=code if _valid_id(code) and isinstance(code, int) else -32001,
+                code=code if isinstance(code, int) and not isinstance(code, bool) else -32001,
                 message=str(error.get("message"))))
         else:
             self._handle_response(msg_id, message.get("result"))
