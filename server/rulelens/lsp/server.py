@@ -73,7 +73,7 @@ class RuleLensServer(LanguageServer):
         if self.memory is not None:
             self.memory.restart_watcher()
 
-    async def on_disk_changes(self, paths: set[str]) -> None:
+    async def on_disk_changes(self, paths: set[str] | None) -> None:
         loop = asyncio.get_running_loop()
         changed = await loop.run_in_executor(self.batch_pool, self.recompute, paths)
         self.announce(changed)

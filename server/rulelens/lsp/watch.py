@@ -20,7 +20,9 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 
 from watchfiles import Change, DefaultFilter, awatch
+from watchfiles._rust_notify import WatchfilesRustInternalError  # not re-exported
 
+from rulelens.agents.safeio import printable
 from rulelens.lsp.session import looks_like_rule_file
 
 log = logging.getLogger(__name__)
@@ -29,6 +31,10 @@ log = logging.getLogger(__name__)
 TRIGGER_NAMES = frozenset({".gitignore", ".gitconfig", "config.toml", "ignore", "config"})
 
 OnBatch = Callable[[set[str]], Awaitable[None]]
+#: ``None``: changes were lost (an undecodable name); everything must be re-read.
+OnChains = Callable[[set[str] | None], Awaitable[None]]
+#: Re-arms in a row after undecodable names before the watch gives up.
+_MAX_LOST = 100
 
 
 class ChainFilter(DefaultFilter):
@@ -47,7 +53,7 @@ class ChainFilter(DefaultFilter):
 class Watcher:
     """Runs the watch loops until :meth:`stop`; calls ``on_batch(paths)`` per batch."""
 
-    def __init__(self, roots: Sequence[str], home_dirs: Sequence[str], on_batch: OnBatch,
+    def __init__(self, roots: Sequence[str], home_dirs: Sequence[str], on_batch: OnChains,
                  debounce_ms: int = 200) -> None:
         self.roots = list(roots)
         self.home_dirs = list(home_dirs)
@@ -81,26 +87,52 @@ class Watcher:
 
     async def _run(self, paths: list[str], recursive: bool,
                    rearm_on: set[str] | None = None) -> bool:
-        """Watch ``paths``; returns True when the set of existing home dirs changed."""
-        try:
-            async for changes in awatch(*paths, watch_filter=ChainFilter(), recursive=recursive,
-                                        debounce=self.debounce_ms, step=50,
-                                        stop_event=self._stop, yield_on_timeout=False,
-                                        ignore_permission_denied=True):
-                batch = {p for _change, p in changes}
-                try:
-                    await self.on_batch(batch)
-                except Exception:  # a failed batch must not end the watch
-                    log.exception("watch batch failed")
-                if rearm_on is not None:
-                    now = {d for d in self.home_dirs if os.path.isdir(d)}
-                    if now != rearm_on:
-                        return True
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("file watching stopped for %s", paths)
+        """Watch ``paths``; returns True when the set of existing home dirs changed.
+
+        watchfiles cannot hand over a path that is not UTF-8 (a file named ``\\xff.md``):
+        it fails the whole batch. The watch is then armed again and ``on_batch(None)``
+        says "changes were lost: re-read everything", so one such name never ends it.
+        """
+        lost = 0
+        while not self._stop.is_set():
+            try:
+                async for changes in awatch(*paths, watch_filter=ChainFilter(),
+                                            recursive=recursive, debounce=self.debounce_ms,
+                                            step=50, stop_event=self._stop,
+                                            yield_on_timeout=False,
+                                            ignore_permission_denied=True):
+                    lost = 0
+                    await self._deliver({p for _change, p in changes})
+                    if rearm_on is not None:
+                        now = {d for d in self.home_dirs if os.path.isdir(d)}
+                        if now != rearm_on:
+                            return True
+                return False
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not _undecodable(exc) or lost >= _MAX_LOST:
+                    log.exception("file watching stopped for %s", paths)
+                    return False
+                lost += 1
+                log.warning("a file name under %s is not valid UTF-8; watching again and"
+                            " re-reading every chain", ", ".join(map(printable, paths)))
+                await self._deliver(None)
+                await asyncio.sleep(self.debounce_ms / 1000)
         return False
+
+    async def _deliver(self, batch: set[str] | None) -> None:
+        try:
+            await self.on_batch(batch)
+        except Exception:  # a failed batch must not end the watch
+            log.exception("watch batch failed")
+
+
+def _undecodable(exc: BaseException) -> bool:
+    """watchfiles' error for a path it cannot decode (alone or in a task group)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_undecodable(e) for e in exc.exceptions)
+    return isinstance(exc, WatchfilesRustInternalError) and "decode" in str(exc)
 
 
 class MemoryFilter(DefaultFilter):
