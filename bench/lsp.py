@@ -21,6 +21,7 @@ the RSS growth over the cycles and the idle RSS. Targets: warm p95 < 10 ms, cold
 50 ms, peak RSS < 100 MB, growth over the cycles < 5 MB, idle RSS < 100 MB.
 
     .venv/bin/python bench/lsp.py [--files 2000] [--cycles 8000] [--keep DIR]
+    .venv/bin/python bench/lsp.py --startup [--rounds 15]   # start-up only: bench/_startup.py
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _startup as startup
 from _common import pct, start_server, stop_server
 from chain import build_home, build_repo
 from rulelens.lsp import protocol
@@ -229,7 +231,13 @@ def main() -> int:
     parser.add_argument("--dirs", type=int, default=400)
     parser.add_argument("--cycles", type=int, default=8000)
     parser.add_argument("--keep", help="build the repository here and keep it")
+    parser.add_argument("--startup", action="store_true",
+                        help="only the start-up section (bench/_startup.py): initialize and "
+                             "first code lens on the demo vs python -c pass")
+    parser.add_argument("--rounds", type=int, default=15, help="warm starts for --startup")
     args = parser.parse_args()
+    if args.startup:
+        return startup.run(args.rounds)
     base = Path(args.keep or tempfile.mkdtemp(prefix="rulelens-bench-lsp-"))
     base.mkdir(parents=True, exist_ok=True)
     try:

@@ -1,5 +1,5 @@
 """``python -m rulelens`` is the ``rulelens`` console script (VS Code launches it this way)."""
 
-from rulelens.cli import main
+from rulelens.startup import main
 
 raise SystemExit(main())

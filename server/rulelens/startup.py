@@ -1,0 +1,152 @@
+"""Start-up of ``rulelens serve``: the editor waits for it on every launch.
+
+Two things make it slow, and both are dealt with here:
+
+* The command line imports every subcommand (the resolver, lint, memory) to build its
+  parser. ``main`` therefore recognises ``serve`` first and imports only the server.
+* Importing ``lsprotocol.types`` defines some 570 attrs classes, and attrs writes the
+  ``__init__``/``__eq__``/``__repr__`` of each as source text and compiles it: about 40% of
+  the import. ``GeneratedCodeCache`` keeps those compiled code objects on disk (like
+  Python's own ``__pycache__``), keyed by the exact source text, so later starts skip the
+  compiler. A code object compiled from the same text with the same flags is the same code,
+  so nothing changes but the time. If attrs changes its internals, or the cache file is
+  unreadable or not the user's own, the cache is simply not used.
+"""
+
+from __future__ import annotations
+import __future__
+
+import hashlib
+import marshal
+import os
+import stat
+import sys
+import tempfile
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+_SERVE_OPTIONS = {"--stdio"}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``rulelens`` console script (and ``python -m rulelens``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["serve"] and set(args[1:]) <= _SERVE_OPTIONS:
+        return serve()
+    from rulelens.cli import main as cli_main
+
+    return cli_main(args)
+
+
+def serve() -> int:
+    """Import the server with attrs' generated code cached, then serve over stdio."""
+    with GeneratedCodeCache(cache_file()).active():
+        from rulelens.lsp.server import serve_stdio
+    return serve_stdio()
+
+
+def cache_file() -> Path | None:
+    """One file per Python, attrs and lsprotocol version, in RuleLens' user cache dir."""
+    try:
+        versions = "-".join(metadata.version(d) for d in ("attrs", "lsprotocol", "pygls"))
+    except metadata.PackageNotFoundError:
+        return None
+    import platformdirs
+
+    base = platformdirs.user_cache_dir("rulelens", appauthor=False)
+    tag = sys.implementation.cache_tag or "python"
+    return Path(base) / "startup" / f"attrs-code-{tag}-{versions}.marshal"
+
+
+class GeneratedCodeCache:
+    """While active, attrs' generated methods are compiled once and then read from ``path``."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.known: dict[bytes, types.CodeType] = self._load() if path else {}
+        self.added: dict[bytes, types.CodeType] = {}
+
+    def _load(self) -> dict[bytes, types.CodeType]:
+        assert self.path is not None
+        try:
+            with self.path.open("rb") as fh:
+                st = os.fstat(fh.fileno())
+                if not _trusted(st):
+                    return {}
+                data = marshal.load(fh)
+        except (OSError, EOFError, ValueError, TypeError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in data.items()
+                if isinstance(k, bytes) and isinstance(v, types.CodeType)}
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        make = _attrs_make_module()
+        original = getattr(make, "_compile_and_eval", None) if make else None
+        if self.path is None or make is None or not callable(original):
+            yield
+            return
+        flags = _future_flags(vars(make))
+        setattr(make, "_compile_and_eval", self._compile_and_eval_for(flags))  # noqa: B010
+        try:
+            yield
+        finally:
+            setattr(make, "_compile_and_eval", original)  # noqa: B010
+            self._save()
+
+    def _compile_and_eval_for(self, flags: int) -> Callable[..., None]:
+        def compile_and_eval(script: str, globs: dict[str, Any] | None,
+                             locs: Mapping[str, object] | None = None,
+                             filename: str = "") -> None:
+            key = hashlib.sha256(f"{flags}\0{filename}\0{script}".encode()).digest()
+            code = self.known.get(key) or self.added.get(key)
+            if code is None:
+                code = compile(script, filename, "exec", flags=flags, dont_inherit=True)
+                self.added[key] = code
+            eval(code, globs, locs)  # the code attrs itself generated, as attrs runs it
+
+        return compile_and_eval
+
+    def _save(self) -> None:
+        if not self.added or self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".attrs-code-")
+            with os.fdopen(fd, "wb") as fh:
+                marshal.dump({**self.known, **self.added}, fh)
+            os.replace(tmp, self.path)
+        except OSError:
+            return
+
+
+def _attrs_make_module() -> types.ModuleType | None:
+    try:
+        import attr._make as make
+    except ImportError:
+        return None
+    return make
+
+
+def _future_flags(namespace: Mapping[str, object]) -> int:
+    """The ``__future__`` flags attrs' own ``compile`` calls inherit from its module."""
+    flags = 0
+    for name in __future__.all_feature_names:
+        feature: __future__._Feature = getattr(__future__, name)
+        if namespace.get(name) is feature:
+            flags |= feature.compiler_flag
+    return flags
+
+
+def _trusted(st: os.stat_result) -> bool:
+    """Like a .pyc: only a regular file of this user that nobody else may write."""
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return False
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or st.st_uid == getuid()
