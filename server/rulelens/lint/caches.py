@@ -46,6 +46,10 @@ class DiskText:
         return first
 
     @cached_property
+    def lines(self) -> tuple[str, ...]:
+        return tuple(self.text.split("\n"))
+
+    @cached_property
     def heads(self) -> dict[str, int]:
         """Heading key -> the line of its first heading."""
         heads: dict[str, int] = {}

@@ -100,6 +100,15 @@ class ChainTables:
         """File name -> the group's files of that name, in order."""
         return self._per_group("names", files, _by_name)
 
+    def contents_of(self, files: tuple[RuleFile, ...]) -> dict[str, int]:
+        """File content -> position of the group's first file with it."""
+        def first_positions(group: tuple[RuleFile, ...]) -> dict[str, int]:
+            out: dict[str, int] = {}
+            for pos, f in enumerate(group):
+                out.setdefault(f.content, pos)
+            return out
+        return self._per_group("contents", files, first_positions)
+
     def tokens_of(self, files: tuple[RuleFile, ...]) -> int:
         """The group's estimated tokens."""
         return self._per_group("tokens", files, lambda group: sum(f.tokens for f in group))
@@ -183,6 +192,19 @@ class ChainIndex:
     def groups(self) -> list[tuple[tuple[RuleFile, ...], GroupTables]]:
         return [(group, self.tables.tables(group, self.min_paragraph_chars))
                 for group in self.members]
+
+    def earlier_identical(self, entry: RuleFile) -> RuleFile | None:
+        """The first file loaded before ``entry`` with exactly its content (another file:
+        the chain holds each canonical file once)."""
+        if not entry.content.strip():
+            return None
+        for files in self.members:
+            if files[0].precedence >= entry.precedence:
+                return None
+            pos = self.tables.contents_of(files).get(entry.content)
+            if pos is not None and files[pos].precedence < entry.precedence:
+                return files[pos]
+        return None
 
     def first_with_paragraph(self, key: str) -> RuleFile | None:
         """The first file in load order containing paragraph ``key``."""

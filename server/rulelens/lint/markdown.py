@@ -159,6 +159,31 @@ def _fences(text: str, start: int) -> _Fences:
     return _Fences(ranges, None)
 
 
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
+
+
+def heading_level(line: str) -> int:
+    """The level of an ATX heading line (0: not a heading)."""
+    m = _ATX.match(line)
+    return len(m.group(1)) if m else 0
+
+
+def section_body(lines: tuple[str, ...] | list[str], line: int) -> str:
+    """The text under the heading on ``line`` up to the next heading of the same or a
+    higher level, white space collapsed (fences are not modelled: a ``#`` line inside one
+    ends the section early, which can only hide a difference)."""
+    level = heading_level(lines[line]) if 0 <= line < len(lines) else 0
+    if not level:
+        return ""
+    out: list[str] = []
+    for text in lines[line + 1:]:
+        found = heading_level(text)
+        if found and found <= level:
+            break
+        out.append(text)
+    return " ".join(" ".join(out).split())
+
+
 def fence_ranges(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of every fenced code block (an unclosed one runs to the
     end), in order."""

@@ -279,19 +279,30 @@ CHECKS: tuple[Check, ...] = (
     _c("RL402", "duplicate-paragraph", "content", "info",
        "Paragraph repeated from a file loaded earlier in the same chain",
        "Every file of a chain is injected; a paragraph that already appears in a file loaded"
-       " earlier is paid for twice and drifts when only one copy is edited.",
+       " earlier is paid for twice and drifts when only one copy is edited. At most three"
+       " findings per pair of files (the third says how many more); HTML comments are not"
+       " counted (Claude strips them).",
        ("agentfile-lint R5a/R5b", "agentlint-cli AGL302"), False),
     _c("RL403", "restated-heading", "content", "info",
        "Deeper file restates a heading of a shallower one (likely shadowing)",
        "Deeper files win on conflicts. A section heading that repeats one from a file closer to"
-       " the root usually means the deeper file overrides or duplicates that section; worth a"
-       " look, not an error.",
+       " the root, with different text under it, means the deeper file overrides that"
+       " section; worth a look, not an error. Generic headings (Overview, Setup, Notes, ...),"
+       " file titles and sections whose text is the same or empty are not reported.",
        ("Grok Build render preamble: deeper files take precedence",), False),
     _c("RL404", "unclosed-code-fence", "content", "error",
        "Code fence is never closed",
        "An unclosed ``` fence turns the rest of the file into code: headings and rules after it"
        " read as an example, and Claude's import parser ignores every `@import` after it.",
        ("agnix AGM-001", "skillsaw content-unclosed-fence"), False),
+    _c("RL405", "identical-file", "content", "warning",
+       "Byte-identical to a file loaded earlier in the same chain",
+       "Two separate files with the same bytes (often `CLAUDE.md` copied from `AGENTS.md`) are"
+       " both loaded by Grok, so the whole text is paid for twice. One finding for the file"
+       " (no paragraph or heading findings for the pair); a symlink instead of the copy loads"
+       " once.",
+       ("Grok Build de-duplication by canonical path (spec §3.5)",
+        "issue #14 survey (36 KiB pair, ~18.6k tokens)"), False),
     # ------------------------------------------------------------------- references
     _c("RL501", "import-missing", "references", "error",
        "`@import` target does not exist",

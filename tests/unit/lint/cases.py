@@ -160,6 +160,11 @@ CASES: list[Case] = [
          says="Testing"),
     Case("RL404", {"AGENTS.md": "# Rules\n\n```sh\nmake test\n\n## Later\n"}, "AGENTS.md",
          {"AGENTS.md": "# Rules\n\n```sh\nmake test\n```\n\n## Later\n"}, says="never closed"),
+    # Grok loads CLAUDE.md before AGENTS.md in one directory: the later copy is reported.
+    Case("RL405", {"AGENTS.md": f"# Rules\n\n{PARA}\n", "CLAUDE.md": f"# Rules\n\n{PARA}\n"},
+         "AGENTS.md", {"AGENTS.md": f"# Rules\n\n{PARA}\n",
+                       "CLAUDE.md": "# Claude\n\n@AGENTS.md\n"},
+         says="Identical to CLAUDE.md"),
     # ------------------------------------------------------------ references
     Case("RL501", {"CLAUDE.md": "# Rules\n\nSee @docs/style.md for the style guide.\n"},
          "CLAUDE.md", {"CLAUDE.md": "# Rules\n\nSee @docs/style.md for the style guide.\n",

@@ -18,23 +18,35 @@ from rulelens.lint.markdown import (
     Heading,
     Outline,
     Paragraph,
+    heading_level,
     iter_headings,
     iter_paragraphs,
     may_have_fences,
     outline,
+    section_body,
     unclosed_fence,
 )
 from rulelens.lint.model import Range, Related
 from rulelens.rules.model import RuleFile
 from rulelens.rusttext import WHITE_SPACE
 
-CODES = ("RL401", "RL402", "RL403", "RL404")
+CODES = ("RL401", "RL402", "RL403", "RL404", "RL405")
 
 _WS = "[" + re.escape(WHITE_SPACE) + "]"
 #: The agent's neutralisation pattern (spec §3.7), plus the rest of the tag for the range.
 _TAG = re.compile(r"<(" + _WS + r"*/?" + _WS + r"*system[-_]reminder)[^>\n]*>?", re.IGNORECASE)
 _QUICK = re.compile("reminder", re.IGNORECASE)
 _MAX_PER_CHECK = 20
+#: Repeated paragraphs reported per pair of files (the last one says how many more).
+_MAX_PER_PAIR = 3
+#: Headings every instruction file may have; restating one says nothing about shadowing.
+GENERIC_HEADINGS = frozenset({
+    "overview", "introduction", "intro", "summary", "about", "background", "context",
+    "notes", "note", "general", "misc", "miscellaneous", "faq", "todo", "contents",
+    "table of contents", "getting started", "setup", "usage", "examples", "example",
+    "references", "resources", "links", "see also", "purpose", "scope", "instructions",
+    "guidelines", "rules",
+})
 
 
 def run(ctx: Context) -> None:
@@ -56,8 +68,25 @@ def run(ctx: Context) -> None:
                      " code to the model, and Claude ignores `@imports` after it.",
                      Range.of(line, col, line, col + len(fence)))
     if compare and entry is not None:
+        if _identical(ctx, entry):
+            return  # one finding for the whole file, not one per paragraph and heading
         _duplicates(ctx, body, entry)
         _headings(ctx, body, entry)
+
+
+def _identical(ctx: Context, entry: RuleFile) -> bool:
+    """RL405: the same bytes as a file loaded earlier in the chain (another file, not a
+    symlink to it: those load once)."""
+    index = ctx.index
+    assert index is not None
+    other = index.earlier_identical(entry)
+    if other is None:
+        return False
+    ctx.emit("RL405", f"Identical to {ctx.rel(other.path)}, which loads earlier in the same"
+             f" chain: Grok loads both, ~{entry.tokens} tokens twice. Make one a symlink to"
+             " the other (Grok then loads it once), or import it.", ctx.doc.whole(),
+             related=[Related(other.path, Range.point(0), "the identical file")])
+    return True
 
 
 @dataclass(frozen=True)
@@ -140,26 +169,35 @@ def _duplicates(ctx: Context, body: _Body, entry: RuleFile) -> None:
     index = ctx.index
     assert index is not None
     min_chars = ctx.config.thresholds.duplicate_min_chars
-    long_keys = {k for k in body.outline.paragraphs if len(k) >= min_chars}
+    long_keys = {k for k in body.outline.paragraphs
+                 if len(k) >= min_chars and not k.startswith("<!--")}
     if not index.any_earlier_paragraph(long_keys, entry):
         return  # the common case: positions are never computed
-    count = 0
+    # HTML comments are stripped before injection (Claude) and are no repeated text.
+    pairs: dict[str, list[tuple[Paragraph, RuleFile]]] = {}
     for p in body.paragraphs():
-        if len(p.key) < min_chars:
+        if p.key not in long_keys:
             continue
         other = index.first_with_paragraph(p.key)
-        if other is None or other.precedence >= entry.precedence:
-            continue
-        first = " ".join(ctx.doc.line(p.line).split())
-        line = _lookup(ctx, other.path).first_lines.get(first, 0)
-        ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
-                 f" {line + 1}), which loads earlier in the same chain: the agent reads it"
-                 " twice.", Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
-                 related=[Related(other.path, Range.of(line, 0, line, len(first)),
-                                  "first copy")])
-        count += 1
-        if count >= _MAX_PER_CHECK:
-            return
+        if other is not None and other.precedence < entry.precedence:
+            pairs.setdefault(other.path, []).append((p, other))
+    count = 0
+    for shared in pairs.values():
+        for i, (p, other) in enumerate(shared[:_MAX_PER_PAIR]):
+            first = " ".join(ctx.doc.line(p.line).split())
+            line = _lookup(ctx, other.path).first_lines.get(first, 0)
+            more = len(shared) - _MAX_PER_PAIR
+            tail = (f" {more} more paragraph(s) of this file also appear there; keep the"
+                    " shared text in one file." if i == _MAX_PER_PAIR - 1 and more > 0 else "")
+            ctx.emit("RL402", f"This paragraph also appears in {ctx.rel(other.path)} (line"
+                     f" {line + 1}), which loads earlier in the same chain: the agent reads it"
+                     f" twice.{tail}",
+                     Range.of(p.line, 0, p.end_line, ctx.doc.line_length(p.end_line)),
+                     related=[Related(other.path, Range.of(line, 0, line, len(first)),
+                                      "first copy")])
+            count += 1
+            if count >= _MAX_PER_CHECK:
+                return
 
 
 def _headings(ctx: Context, body: _Body, entry: RuleFile) -> None:
@@ -173,14 +211,24 @@ def _headings(ctx: Context, body: _Body, entry: RuleFile) -> None:
         return
     count = 0
     for h in body.headings():
+        if h.key in GENERIC_HEADINGS:
+            continue
         hit = first_heading(groups, h.key)
         if hit is None:
             continue
+        level = heading_level(ctx.doc.line(h.line))
+        if level <= 1:
+            continue  # a file's title, not a section
         other, text = hit
-        line = _lookup(ctx, other.path).heads.get(h.key, 0)
+        there = _lookup(ctx, other.path)
+        line = there.heads.get(h.key, 0)
+        mine = section_body(ctx.doc.lines, h.line)
+        theirs = section_body(there.lines, line)
+        if not mine or not theirs or mine == theirs:
+            continue  # nothing that could disagree (a repeat is RL402's to report)
         ctx.emit("RL403", f"Section \"{h.text}\" also appears in {ctx.rel(other.path)},"
-                 " which is closer to the root: this deeper file wins on conflicts, so this"
-                 " section likely overrides or repeats it.",
+                 " which is closer to the root, with different text: this deeper file wins"
+                 " on conflicts, so check that it means to override that section.",
                  Range.of(h.line, h.start, h.line, h.end),
                  related=(Related(other.path, Range.of(line, 0, line, len(text) + 2),
                                   "shallower section"),))
