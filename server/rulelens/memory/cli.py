@@ -1,4 +1,4 @@
-"""SHELL: ``rulelens memory search|index|status|chunks``.
+"""SHELL: ``rulelens memory search|index|status|chunks|manifest|context|remember``.
 
 Parses arguments, calls :class:`~rulelens.memory.service.MemoryService`, prints. The JSON
 shapes are a contract shared with the language server (docs/protocol.md).
@@ -7,21 +7,25 @@ shapes are a contract shared with the language server (docs/protocol.md).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from typing import Any
 
-from rulelens.memory.search import SearchOutcome, format_memory_search
+from rulelens.memory.best import matched_line
+from rulelens.memory.remember import RememberError
+from rulelens.memory.search import SearchOutcome
 from rulelens.memory.service import MemoryError_, MemoryService
 from rulelens.memory.settings import EMBEDDER_KINDS
 from rulelens.memory.status import MemoryStatus
-from rulelens.present import display_path
+from rulelens.memory.stores import RANKS, SOURCES, AgentMemory, SearchReport
+from rulelens.memory.transcripts import when
+from rulelens.memory.v2 import Enablement, V2Location, list_v2_files
+from rulelens.present import display_path, json_text
 
 
 def _print_json(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(json_text(obj))  # valid UTF-8 whatever bytes a path or query holds
 
 
 class _Bar:
@@ -71,7 +75,8 @@ def _service(args: argparse.Namespace) -> MemoryService:
     return MemoryService(embedder_kind=getattr(args, "embedder", None))
 
 
-def format_search_table(outcome: SearchOutcome, wide: bool) -> str:
+def format_search_table(outcome: SearchOutcome, wide: bool,
+                        explained: SearchReport | None = None) -> str:
     out = [f"query:    {outcome.query}",
            f"keywords: {', '.join(outcome.keywords) if outcome.keywords else '(none)'}",
            f"mode:     {outcome.mode}"]
@@ -95,6 +100,13 @@ def format_search_table(outcome: SearchOutcome, wide: bool) -> str:
             out.append("    " + r.staleness.strip().replace("**", ""))
         snippet = " ".join(r.snippet.split())
         out.append("    " + (snippet[:160] + "…" if len(snippet) > 160 else snippet))
+        if explained is not None:
+            e = explained.explanations.get(r.chunk_id)
+            if e is not None:
+                out.append("    " + _explain_agent(e))
+            why = e.why_not if e is not None else explained.why_not(r.chunk_id)
+            if why:
+                out.append("    " + why)
     shown = sum(r.agent_returns for r in outcome.results)
     out += ["", f"{shown} result(s) the agent's memory_search would return"
                 + (f"; {len(outcome.results) - shown} more shown for the editor" if wide else "")
@@ -102,20 +114,119 @@ def format_search_table(outcome: SearchOutcome, wide: bool) -> str:
     return "\n".join(out) + "\n"
 
 
+def _agent_memory(args: argparse.Namespace, svc: MemoryService) -> AgentMemory:
+    try:
+        return AgentMemory(svc, getattr(args, "agent", None))
+    except ValueError as exc:
+        raise MemoryError_(str(exc)) from exc
+
+
+def _sources(text: str) -> tuple[str, ...]:
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    for p in parts:
+        if p not in SOURCES:
+            raise argparse.ArgumentTypeError(
+                f"unknown source {p!r} (sources: {', '.join(SOURCES)})")
+    return parts or ("memory",)
+
+
+def _explain_agent(e: Any) -> str:
+    parts = []
+    if e.keyword_score is not None:
+        parts.append(f"keyword {e.keyword_score:.2f} (#{e.keyword_rank})")
+    if e.vector_similarity is not None:
+        parts.append(f"vector {e.vector_similarity:.2f}")
+    decay = (f"decay {e.decay:.2f} (age {e.age_days:.1f} d, half-life"
+             f" {e.half_life_days:g} d)" if e.half_life_days and e.decay != 1.0
+             else "no decay (evergreen)" if e.decay == 1.0 else f"decay {e.decay:.2f}")
+    parts += [f"merged {e.merged:.2f}", decay, f"source weight {e.source_weight:g}",
+              f"access boost {e.access_boost:.2f}",
+              f"= {e.display:.2f} {'>=' if e.display >= e.min_score else '<'} min_score"
+              f" {e.min_score:.2f}"]
+    if e.rank_before_mmr is not None:
+        parts.append(f"MMR #{e.rank_before_mmr} -> #{e.rank_after_mmr}")
+    return "agent: " + ", ".join(parts)
+
+
+def _explain_best(r: Any) -> list[str]:
+    e = r.explanation
+    kw = (f"bm25 {e.bm25:.2f} (#{e.bm25_rank})" if e.bm25 is not None else "no keyword hit")
+    vec = (f"cosine {e.cosine:.2f} (#{e.vector_rank})" if e.cosine is not None else "no vector")
+    out = [f"best:  {kw}, coverage {e.coverage:.2f}"
+           + (f" [{', '.join(e.matched)}]" if e.matched else "") + f", {vec},"
+           f" rrf {e.rrf:.2f} -> {e.base:.3f}; cut-off: {e.cutoff}"]
+    if e.superseded_by:
+        out.append(f"       older than a near-duplicate ({e.superseded_by.rsplit(':', 1)[0]}),"
+                   " so it is placed after it")
+    return out
+
+
+def format_best_table(report: SearchReport, explain: bool) -> str:
+    best = report.best
+    assert best is not None
+    out = [f"query:    {report.query}",
+           f"keywords: {', '.join(best.keywords) if best.keywords else '(none)'}",
+           "rank:     best (for people: cosine + keyword coverage, newest of near-duplicates"
+           " first, weak matches cut)" + ("" if best.vectors else "; no vectors: keywords only"),
+           ""]
+    if not best.results:
+        out.append("No results: nothing matches the query well enough (weak-match cut-off).")
+    for i, r in enumerate(best.results, 1):
+        start = r.start_line + 1
+        agent = report.explanations.get(r.chunk_id)
+        flags = ["agent returns" if agent and agent.agent_returns else "agent: no"]
+        if r.explanation.superseded_by:
+            flags.append("superseded")
+        out.append(f"{i:>2}. {r.score:.2f}  {r.source:<9} {display_path(r.path)}:{start}-"
+                   f"{max(r.end_line, start)}  [{', '.join(flags)}]")
+        out.append("    " + matched_line(r.snippet, best.keywords)[0][:160])
+        if explain:
+            out += ["    " + x for x in _explain_best(r)]
+            if agent:
+                out.append("    " + _explain_agent(agent))
+            why = report.why_not(r.chunk_id)
+            if why:
+                out.append("    " + why)
+    return "\n".join(out) + "\n"
+
+
+def format_transcripts(report: SearchReport) -> str:
+    if not report.transcripts:
+        return ("\ntranscripts (not searched by the agent's memory tools): no match\n")
+    out = ["", "transcripts (not searched by the agent's memory tools):"]
+    for i, t in enumerate(report.transcripts, 1):
+        title = t.title or t.session_id
+        out.append(f"{i:>2}. {t.score:.2f}  {t.role:<9} {display_path(t.path)}:{t.line}"
+                   f"  {when(t.timestamp)}  {title}")
+        out.append("    " + " ".join(t.text.split())[:160])
+    return "\n".join(out) + "\n"
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
     svc = _service(args)
+    memory = _agent_memory(args, svc)
     try:
-        outcome = svc.search(args.workspace, args.query, wide=args.all,
-                             max_results=args.max_results, min_score=args.min_score,
-                             progress=_Bar())
+        report = memory.search(args.workspace, args.query, rank=args.rank, explain=args.explain,
+                               sources=args.sources, wide=args.all,
+                               max_results=args.max_results, min_score=args.min_score,
+                               progress=_Bar())
     finally:
+        memory.close()
         svc.close()
+    for w in report.warnings():
+        print(f"rulelens: {w}", file=sys.stderr)
     if args.agent_format:
-        sys.stdout.write(format_memory_search(outcome.agent_results))
+        sys.stdout.write(memory.agent_text(report))
     elif args.json:
-        _print_json(outcome.to_json())
+        _print_json(report.to_json(args.explain))
+    elif args.rank == "best":
+        sys.stdout.write(format_best_table(report, args.explain))
     else:
-        sys.stdout.write(format_search_table(outcome, args.all))
+        assert report.outcome is not None
+        sys.stdout.write(format_search_table(report.outcome, args.all, report if args.explain
+                                             else None))
+    if "transcript" in args.sources and not args.json and not args.agent_format:
+        sys.stdout.write(format_transcripts(report))
     return 0
 
 
@@ -145,8 +256,33 @@ def _cmd_index(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_status(st: MemoryStatus) -> str:
-    out = [f"workspace:     {st.cwd}",
+def format_store(e: Enablement, agent: str, v2: V2Location | None) -> list[str]:
+    """Which store the agent uses and why (§A7.1), and the v2 scopes when v2 is on."""
+    out = [f"agent:         {agent}", f"store:         {e.reason}"]
+    out += [f"note: {n}" for n in e.notes]
+    if v2 is not None:
+        files = list_v2_files(v2)
+        for scope in v2.scopes():
+            n = sum(1 for f in files if f.source == scope.kind)
+            state = f"{n} file(s)" if os.path.isdir(scope.dir) else "does not exist yet"
+            out.append(f"v2 {scope.kind + ':':<11}{display_path(scope.dir)}  ({state})")
+    return [*out, ""]
+
+
+def format_dream(st: MemoryStatus) -> list[str]:
+    d = st.dream
+    if d.last_consolidation:
+        last = (time.strftime("%Y-%m-%d %H:%M", time.localtime(d.last_consolidation))
+                + f"; {d.hours_since} h ago (needs {d.min_hours})")
+    else:
+        last = ("never (no .dream-lock): the time gate counts from 1970, so it is passed")
+    return ["", "dream (consolidation) gates:", f"  last consolidation: {last}",
+            f"  sessions since:     {d.sessions_since} (needs {d.min_sessions})",
+            f"  would run:          {'yes' if d.would_run else 'no'}: {d.reason}"]
+
+
+def format_status(st: MemoryStatus, store: list[str] | None = None) -> str:
+    out = [*(store or []), f"workspace:     {st.cwd}",
            f"memory name:   {st.workspace_name}  (from "
            + (f"origin {st.identity!r})" if st.identity else f"path {st.hash_input!r})"),
            f"global dir:    {display_path(st.global_dir)}",
@@ -171,13 +307,7 @@ def format_status(st: MemoryStatus) -> str:
                 + (f"; {len(st.stale_files)} file(s) stale" if st.stale_files else "")]
     if st.agent_index:
         out.append(f"agent index:   {display_path(st.agent_index)} (read-only)")
-    d = st.dream
-    last = (time.strftime("%Y-%m-%d %H:%M", time.localtime(d.last_consolidation))
-            if d.last_consolidation else "never (.dream-lock missing)")
-    out += ["", "dream (consolidation) gates:",
-            f"  last consolidation: {last}; {d.hours_since} h ago (needs {d.min_hours})",
-            f"  sessions since:     {d.sessions_since} (needs {d.min_sessions})",
-            f"  would run:          {'yes' if d.would_run else 'no'}: {d.reason}"]
+    out += format_dream(st)
     for note in st.notes:
         out.append(f"note: {note}")
     return "\n".join(out) + "\n"
@@ -185,14 +315,88 @@ def format_status(st: MemoryStatus) -> str:
 
 def _cmd_status(args: argparse.Namespace) -> int:
     svc = _service(args)
+    memory = _agent_memory(args, svc)
     try:
         st = svc.status(args.workspace)
+        e = memory.enablement()
+        v2 = memory.v2_location(args.workspace) if memory.features.has_v2 else None
     finally:
+        memory.close()
         svc.close()
     if args.json:
-        _print_json(st.to_json())
+        _print_json({**st.to_json(), "agent": memory.features.agent, "store": e.to_json()})
     else:
-        sys.stdout.write(format_status(st))
+        sys.stdout.write(format_status(st, format_store(
+            e, memory.features.agent, v2 if e.mode == "v2" or (v2 and os.path.isdir(v2.root))
+            else None)))
+    return 0
+
+
+def _cmd_manifest(args: argparse.Namespace) -> int:
+    svc = _service(args)
+    memory = _agent_memory(args, svc)
+    try:
+        if not memory.features.has_v2:
+            raise MemoryError_(f"{memory.features.agent} has no memory v2 (no generated"
+                               " MEMORY.md); use --agent grok@1.0.45")
+        manifests = memory.manifests(args.workspace)
+    finally:
+        memory.close()
+        svc.close()
+    chosen = [m for m in manifests if args.scope in ("both", m[0])]
+    if args.json:
+        _print_json([{"scope": k, "dir": d, "path": os.path.join(d, "MEMORY.md"), "text": t,
+                      "bytes": len(t.encode())} for k, d, t in chosen])
+    elif len(chosen) == 1:
+        sys.stdout.write(chosen[0][2])
+    else:
+        for n, (_, d, t) in enumerate(chosen):
+            sys.stdout.write(("\n" if n else "") + f"==> {os.path.join(d, 'MEMORY.md')} <==\n" + t)
+    return 0
+
+
+def _cmd_context(args: argparse.Namespace) -> int:
+    svc = _service(args)
+    memory = _agent_memory(args, svc)
+    try:
+        block = memory.context(args.workspace, args.query or "", args.post_compaction)
+    finally:
+        memory.close()
+        svc.close()
+    if args.json:
+        _print_json({**block.to_json(), "agent": memory.features.agent})
+    else:
+        sys.stdout.write(block.text)
+        print(f"rulelens: {block.reason}", file=sys.stderr)
+    return 0
+
+
+def _cmd_remember(args: argparse.Namespace) -> int:
+    svc = _service(args)
+    memory = _agent_memory(args, svc)
+    try:
+        store, path, text = memory.plan_remember(args.workspace, args.text)
+        print(f"{'memory v2 inbox' if store == 'v2' else 'legacy global MEMORY.md'}:"
+              f" {display_path(path)}\n--- exact text written ---\n{text}\n---",
+              file=sys.stderr)
+        if args.dry_run:
+            return 0
+        if not args.yes:
+            if not sys.stdin.isatty():
+                print("rulelens: not written: pass --yes to confirm", file=sys.stderr)
+                return 2
+            answer = input("Write this note? [y/N] ").strip().lower()
+            if answer not in ("y", "yes"):
+                print("rulelens: not written", file=sys.stderr)
+                return 1
+        written, _ = memory.remember(args.workspace, args.text)
+    except RememberError as exc:
+        print(f"rulelens: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        memory.close()
+        svc.close()
+    print(written)
     return 0
 
 
@@ -251,6 +455,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         p.add_argument("--workspace", default=".", metavar="PATH",
                        help="the folder an agent session starts in (default: .)")
 
+    def agent(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--agent", default=None, metavar="ID",
+                       help="agent profile: grok (newest, default), grok@1.0.45, grok@1.0.6")
+
     def embedder(p: argparse.ArgumentParser) -> None:
         p.add_argument("--embedder", choices=EMBEDDER_KINDS, default=None,
                        help="override the configured embedder for this run")
@@ -265,6 +473,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     embedder(p)
     p.add_argument("--agent-format", action="store_true",
                    help="print byte for byte the text the agent's memory_search returns")
+    p.add_argument("--rank", choices=RANKS, default="agent",
+                   help="agent: exactly the agent's ranking (default); best: ranked for people")
+    p.add_argument("--explain", action="store_true",
+                   help="say why each result ranked where it did, and what the agent does")
+    p.add_argument("--sources", type=_sources, default=("memory",), metavar="LIST",
+                   help="memory (default), transcript (Grok session transcripts; not searched"
+                        " by the agent's memory tools), or both: memory,transcript")
+    agent(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_wrap(_cmd_search))
 
@@ -274,10 +490,37 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_wrap(_cmd_index))
 
-    p = msub.add_parser("status", help="memory roots, files, index and dream gates")
+    p = msub.add_parser("status", help="which store the agent uses, roots, files, index, dream")
     workspace(p)
+    agent(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_wrap(_cmd_status))
+
+    p = msub.add_parser("manifest", help="memory v2's generated MEMORY.md, as the agent renders it")
+    workspace(p)
+    agent(p)
+    p.add_argument("--scope", choices=("global", "workspace", "both"), default="both")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_wrap(_cmd_manifest))
+
+    p = msub.add_parser("context", help="the first-turn <memory-context> block for QUERY")
+    p.add_argument("query", nargs="?", default="",
+                   help="the user's first message (a greeting or short text falls back)")
+    workspace(p)
+    agent(p)
+    embedder(p)
+    p.add_argument("--post-compaction", action="store_true",
+                   help="the block injected after a compaction instead")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_wrap(_cmd_context))
+
+    p = msub.add_parser("remember", help="save a note where the agent's /remember would")
+    p.add_argument("text")
+    workspace(p)
+    agent(p)
+    p.add_argument("--dry-run", action="store_true", help="show the exact text, write nothing")
+    p.add_argument("--yes", action="store_true", help="write without asking")
+    p.set_defaults(func=_wrap(_cmd_remember))
 
     p = msub.add_parser("chunks", help="how the agent chunks FILE")
     p.add_argument("file")

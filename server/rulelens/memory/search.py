@@ -441,12 +441,22 @@ def format_memory_search(results: Sequence[Result]) -> str:
     return "".join(out)
 
 
-def format_injection(results: Sequence[Result]) -> str:
-    """The first-turn ``<memory-context>`` block (snippets cut to 500 characters)."""
+#: Grok 1.0.45's first line after the heading (§A7.13); also in the post-compaction block.
+FRAMING_SENTENCE = ("Treat memory as historical context, not automatically as the current plan."
+                    " Verify recalled paths, commands, repository state, and external facts"
+                    " with live tools before relying on them; prefer current evidence when it"
+                    " conflicts with memory.")
+
+
+def format_injection(results: Sequence[Result], framing: bool = False) -> str:
+    """The first-turn ``<memory-context>`` block (snippets cut to 500 characters);
+    ``framing``: the agent version puts :data:`FRAMING_SENTENCE` after the heading."""
     kept = [r for r in results if f"{r.score:.2f}" != "0.00"]
     if not kept:
         return ""
     out = ["<memory-context>\n## Relevant Memory from Past Sessions\n\n"]
+    if framing:
+        out.append(FRAMING_SENTENCE + "\n\n")
     for i, r in enumerate(kept, 1):
         snippet = r.snippet if len(r.snippet) <= 500 else r.snippet[:500] + "..."
         out.append(f"### Result {i} (score: {r.score:.2f}, source: {r.source})\n"

@@ -1,0 +1,440 @@
+"""Grok session transcripts as a search source (``transcript``), opt-in.
+
+Grok's memory tools do **not** search these files (its separate session search is not
+modelled), so every hit is labelled :data:`LABEL`. Layout and record format:
+``../shared/research/grok-sessions.md`` and spec §8:
+``$GROK_HOME/sessions/<encoded-cwd>/<session-id>/updates.jsonl`` (ACP session updates, one
+JSON object per line) with ``summary.json`` beside it and an optional ``.cwd`` file in the
+``<encoded-cwd>`` directory.
+
+Reading is streaming: lines are read one at a time, lines that are not message chunks are
+turned away by a byte search before any JSON decoding (tool updates can be megabytes), and
+only the turn being joined is held in memory. Consecutive ``agent_message_chunk`` lines with
+one ``promptId`` form one assistant turn; consecutive ``user_message_chunk`` lines with one
+``promptIndex`` one user turn.
+
+The index (our own SQLite file, FTS5) is incremental per transcript: it keeps how many
+bytes it has read and a SHA-256 of those bytes. An intact prefix means only the new bytes
+are read (from the start of the last turn, which may continue); a shrunk file or a moved
+prefix (a rewind truncated it and it grew again) means the transcript is parsed again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import threading
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import IO, Any, Literal
+
+import apsw
+
+from rulelens.memory.best import coverage
+from rulelens.memory.search import extract_keywords, fts_match
+from rulelens.memory.words import split_words
+
+SOURCE = "transcript"
+LABEL = "not searched by the agent's memory tools"
+Role = Literal["user", "assistant"]
+_KINDS: dict[str, Role] = {"user_message_chunk": "user", "agent_message_chunk": "assistant"}
+_NEEDLE = b"_message_chunk"
+_HASH_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    dir: str
+    cwd: str | None
+    title: str | None
+    created_at: str | None
+    updated_at: str | None
+    kind: str | None
+
+    @property
+    def updates(self) -> str:
+        return os.path.join(self.dir, "updates.jsonl")
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: Role
+    key: str | None  # promptId (assistant) or promptIndex (user)
+    line: int  # 1-based line of the turn's first chunk in updates.jsonl
+    offset: int  # byte offset of that line
+    timestamp: float | None  # Unix seconds
+    text: str
+
+
+def _load_json(path: str) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            return json.loads(fh.read(1 << 20))
+    except (OSError, ValueError):
+        return None
+
+
+def read_session(session_dir: str) -> SessionInfo:
+    """``summary.json`` first; without it the directory id, the group's ``.cwd`` file, then
+    the decoded group name (observed names are not always encoded consistently)."""
+    sid = os.path.basename(session_dir.rstrip(os.sep))
+    group = os.path.dirname(session_dir.rstrip(os.sep))
+    summary = _load_json(os.path.join(session_dir, "summary.json"))
+    info = summary.get("info") if isinstance(summary, dict) else None
+    s: dict[str, Any] = summary if isinstance(summary, dict) else {}
+    cwd = info.get("cwd") if isinstance(info, dict) else None
+    if not isinstance(cwd, str) or not cwd:
+        cwd = None
+        with contextlib.suppress(OSError), open(os.path.join(group, ".cwd"),
+                                                encoding="utf-8") as fh:
+            cwd = fh.read().strip() or None
+        if cwd is None:
+            decoded = urllib.parse.unquote(os.path.basename(group))
+            cwd = decoded if decoded.startswith("/") else None
+    if isinstance(info, dict) and isinstance(info.get("id"), str) and info["id"]:
+        sid = info["id"]
+
+    def text(key: str) -> str | None:
+        v = s.get(key)
+        return v if isinstance(v, str) and v.strip() else None
+
+    title = text("generated_title") or text("session_summary")
+    return SessionInfo(sid, session_dir, cwd, title, text("created_at"), text("updated_at"),
+                       text("session_kind"))
+
+
+def list_sessions(grok_home: str) -> Iterator[SessionInfo]:
+    root = os.path.join(grok_home, "sessions")
+    try:
+        groups = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return
+    for group in groups:
+        if not group.is_dir(follow_symlinks=False):
+            continue
+        try:
+            entries = sorted(os.scandir(group.path), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and os.path.isfile(
+                    os.path.join(entry.path, "updates.jsonl")):
+                yield read_session(entry.path)
+
+
+def _seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) / 1000.0 if value > 100_000_000_000 else float(value)
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, dict):
+        if content.get("type", "text") == "text" and isinstance(content.get("text"), str):
+            return str(content["text"])
+        return ""
+    if isinstance(content, list):
+        return "".join(_content_text(part) for part in content)
+    return ""
+
+
+def _meta(record: Mapping[str, Any], params: Mapping[str, Any],
+          update: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for holder in (record, params, update):
+        m = holder.get("_meta")
+        if isinstance(m, dict):
+            out.update(m)
+    return out
+
+
+def _chunk(line: bytes) -> tuple[Role, str | None, float | None, str] | None:
+    """(role, join key, timestamp, text) of a message-chunk line, else None."""
+    if _NEEDLE not in line:
+        return None  # tool calls, plans, usage: never decoded
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None  # a torn line
+    if not isinstance(record, dict):
+        return None
+    params = record.get("params")
+    update = params.get("update") if isinstance(params, dict) else None
+    if not isinstance(params, dict) or not isinstance(update, dict):
+        return None
+    role = _KINDS.get(str(update.get("sessionUpdate")))
+    if role is None:
+        return None
+    meta = _meta(record, params, update)
+    key_name = "promptId" if role == "assistant" else "promptIndex"
+    key = meta.get(key_name, meta.get("promptId"))
+    ts = _seconds(record.get("timestamp"))
+    if ts is None:
+        ms = meta.get("agentTimestampMs")
+        ts = None if isinstance(ms, bool) or not isinstance(ms, int | float) else ms / 1000.0
+    return role, None if key is None else str(key), ts, _content_text(update.get("content"))
+
+
+def parse_updates(fh: IO[bytes], offset: int = 0, line_no: int = 0
+                  ) -> Iterator[Turn | tuple[int, int]]:
+    """Turns from ``fh`` starting at byte ``offset`` (line ``line_no`` lines in), and last a
+    ``(consumed bytes, consumed lines)`` pair: the end of the last complete line (a torn
+    last line is left for the next read)."""
+    fh.seek(offset)
+    pos, n = offset, line_no
+    current: list[str] = []
+    head: tuple[Role, str | None, int, int, float | None] | None = None
+    for raw in fh:
+        if not raw.endswith(b"\n"):
+            break
+        start = pos
+        pos += len(raw)
+        n += 1
+        chunk = _chunk(raw)
+        if chunk is None:
+            continue
+        role, key, ts, text = chunk
+        if head is not None and (head[0] != role or head[1] != key):
+            yield Turn(head[0], head[1], head[2], head[3], head[4], "".join(current))
+            head, current = None, []
+        if head is None:
+            head = (role, key, n, start, ts)
+        current.append(text)
+    if head is not None:
+        yield Turn(head[0], head[1], head[2], head[3], head[4], "".join(current))
+    yield (pos, n)
+
+
+def prefix_sha256(path: str, length: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        left = length
+        while left > 0:
+            block = fh.read(min(_HASH_BLOCK, left))
+            if not block:
+                break
+            h.update(block)
+            left -= len(block)
+    return h.hexdigest()
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, session_id TEXT, title TEXT, cwd TEXT,
+  created_at TEXT, updated_at TEXT, size INTEGER, mtime_ns INTEGER, consumed INTEGER,
+  consumed_lines INTEGER, prefix_sha TEXT, resume_offset INTEGER, resume_line INTEGER,
+  next_turn INTEGER);
+CREATE TABLE IF NOT EXISTS turns(id INTEGER PRIMARY KEY, path TEXT, turn INTEGER, role TEXT,
+  prompt_key TEXT, line INTEGER, offset INTEGER, ts REAL, text TEXT);
+CREATE INDEX IF NOT EXISTS turns_path ON turns(path, offset);
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(text, content='turns', content_rowid='id');
+CREATE TRIGGER IF NOT EXISTS turns_ai AFTER INSERT ON turns BEGIN
+  INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text); END;
+CREATE TRIGGER IF NOT EXISTS turns_ad AFTER DELETE ON turns BEGIN
+  INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
+"""
+
+
+@dataclass(frozen=True)
+class TranscriptSync:
+    sessions: int
+    parsed: tuple[str, ...]  # transcripts read from the start
+    appended: tuple[str, ...]  # transcripts read from where the last sync stopped
+    turns_added: int
+    removed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TranscriptHit:
+    path: str  # updates.jsonl
+    session_id: str
+    title: str | None
+    turn: int
+    role: Role
+    line: int  # 1-based line in updates.jsonl (where the editor opens it)
+    timestamp: float | None
+    text: str
+    score: float
+    bm25: float
+    coverage: float
+    matched: tuple[str, ...]
+    source: str = SOURCE
+    label: str = LABEL
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "session_id": self.session_id, "title": self.title,
+                "turn": self.turn, "role": self.role, "start_line": self.line,
+                "end_line": self.line, "timestamp": self.timestamp, "snippet": self.text,
+                "score": self.score, "bm25": self.bm25, "coverage": self.coverage,
+                "matched": list(self.matched), "source": self.source, "label": self.label,
+                "agent_returns": False}
+
+
+def _under(path: str | None, root: str) -> bool:
+    if not path:
+        return False
+    p, r = os.path.realpath(path), os.path.realpath(root)
+    return p == r or p.startswith(r.rstrip(os.sep) + os.sep)
+
+
+class TranscriptIndex:
+    """Our transcript index: one SQLite file, owned by whoever opened it (close it)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self.conn = apsw.Connection(path)
+        self.conn.setbusytimeout(5000)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute(_SCHEMA)
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    def __enter__(self) -> TranscriptIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- sync ------------------------------------------------------------------------
+    def sync(self, grok_home: str, cwd: str | None = None) -> TranscriptSync:
+        """Index the sessions started in ``cwd`` (or under it); every session when None."""
+        with self._lock:
+            sessions = [s for s in list_sessions(grok_home) if cwd is None or _under(s.cwd, cwd)]
+            known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
+            parsed: list[str] = []
+            appended: list[str] = []
+            added = 0
+            for s in sessions:
+                how, n = self._sync_one(s)
+                added += n
+                if how == "parsed":
+                    parsed.append(s.updates)
+                elif how == "appended":
+                    appended.append(s.updates)
+            gone = sorted(known - {s.updates for s in sessions})
+            with self.conn:
+                for path in gone:
+                    self.conn.execute("DELETE FROM turns WHERE path=?", (path,))
+                    self.conn.execute("DELETE FROM files WHERE path=?", (path,))
+            return TranscriptSync(len(sessions), tuple(parsed), tuple(appended), added,
+                                  tuple(gone))
+
+    def _sync_one(self, s: SessionInfo) -> tuple[str, int]:
+        path = s.updates
+        try:
+            st = os.stat(path)
+        except OSError:
+            return "skipped", 0
+        row = self.conn.execute(
+            "SELECT size, mtime_ns, consumed, consumed_lines, prefix_sha, resume_offset,"
+            " resume_line, next_turn FROM files WHERE path=?", (path,)).fetchone()
+        if row is not None and (row[0], row[1]) == (st.st_size, st.st_mtime_ns):
+            return "unchanged", 0
+        resume = 0
+        resume_line = 0
+        turn = 0
+        how = "parsed"
+        if row is not None:
+            _, _, consumed, _, sha, r_off, r_line, next_turn = row
+            if st.st_size >= consumed and prefix_sha256(path, consumed) == sha:
+                resume, resume_line, how = r_off, r_line, "appended"
+                last = self.conn.execute("SELECT min(turn) FROM turns WHERE path=? AND"
+                                         " offset>=?", (path, r_off)).fetchall()[0][0]
+                turn = int(str(last if last is not None else next_turn))
+        with self.conn:
+            if how == "parsed":
+                self.conn.execute("DELETE FROM turns WHERE path=?", (path,))
+            else:
+                self.conn.execute("DELETE FROM turns WHERE path=? AND offset>=?", (path, resume))
+            added = 0
+            last_turn: Turn | None = None
+            consumed_at, lines_at = resume, resume_line
+            with open(path, "rb") as fh:
+                for item in parse_updates(fh, resume, resume_line):
+                    if isinstance(item, tuple):
+                        consumed_at, lines_at = item
+                        continue
+                    if not item.text.strip():
+                        continue
+                    self.conn.execute(
+                        "INSERT INTO turns(path, turn, role, prompt_key, line, offset, ts, text)"
+                        " VALUES (?,?,?,?,?,?,?,?)", (path, turn, item.role, item.key, item.line,
+                                                      item.offset, item.timestamp, item.text))
+                    last_turn = item
+                    turn += 1
+                    added += 1
+            # The last turn may continue in lines not written yet: the next read starts there.
+            r_off = last_turn.offset if last_turn else consumed_at
+            r_line = last_turn.line - 1 if last_turn else lines_at
+            next_turn = turn - 1 if last_turn else turn
+            self.conn.execute(
+                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (path, s.id, s.title, s.cwd, s.created_at, s.updated_at, st.st_size,
+                 st.st_mtime_ns, consumed_at, lines_at, prefix_sha256(path, consumed_at),
+                 r_off, r_line, next_turn))
+        return how, added
+
+    # -- reading -----------------------------------------------------------------------
+    def turns(self, path: str) -> list[tuple[int, str, int, float | None, str]]:
+        """(turn, role, line, timestamp, text) of one transcript, in order."""
+        with self._lock:
+            return [(int(r[0]), str(r[1]), int(r[2]), r[3], str(r[4])) for r in self.conn.execute(
+                "SELECT turn, role, line, ts, text FROM turns WHERE path=? ORDER BY offset",
+                (path,))]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(str(self.conn.execute("SELECT count(*) FROM turns").fetchall()[0][0]))
+
+    def search(self, query: str, limit: int = 10, min_coverage: float = 0.5
+               ) -> list[TranscriptHit]:
+        """BM25 over the keywords (OR), re-scored like ``--rank best`` without vectors:
+        IDF-weighted keyword coverage and BM25 relative to the best hit; hits covering
+        less than ``min_coverage`` of the query are dropped (the weak-match cut-off)."""
+        keywords = extract_keywords(query)
+        if not keywords:
+            return []
+        with self._lock:
+            total = self.count() or 1
+            weights: dict[str, float] = {}
+            for k in keywords:
+                df = self.conn.execute("SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?",
+                                       ('"' + k.replace('"', '""') + '"',)).fetchall()[0][0]
+                weights[k] = math.log1p(total / max(1, int(str(df))))
+            try:
+                rows = list(self.conn.execute(
+                    "SELECT t.path, f.session_id, f.title, t.turn, t.role, t.line, t.ts, t.text,"
+                    " turns_fts.rank FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
+                    " JOIN files f ON f.path = t.path WHERE turns_fts MATCH ?"
+                    " ORDER BY turns_fts.rank LIMIT ?", (fts_match(keywords), limit * 4)))
+            except apsw.SQLError:
+                return []
+        best = min((float(r[8]) for r in rows), default=0.0)
+        hits: list[TranscriptHit] = []
+        for r in rows:
+            cov, matched = coverage(frozenset(split_words(str(r[7]).lower())), weights)
+            if cov < min_coverage:
+                continue
+            rel = float(r[8]) / best if best < 0 else 0.0
+            hits.append(TranscriptHit(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), r[6],
+                                      str(r[7]), 0.6 * cov + 0.4 * rel, float(r[8]), cov,
+                                      matched))
+        hits.sort(key=lambda h: -h.score)
+        return hits[:limit]
+
+
+def when(ts: float | None) -> str:
+    """A turn's time for people (UTC), or ``""``."""
+    if ts is None:
+        return ""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M")
+
