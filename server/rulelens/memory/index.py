@@ -776,19 +776,6 @@ class MemoryIndex:
             except apsw.SQLError:
                 return []
 
-    def fts_document_count(self, term: str) -> int:
-        """How many chunks hold ``term`` (one FTS5 bareword); 0 on any FTS error.
-
-        The document frequency behind ``--rank best``'s IDF-weighted keyword coverage.
-        """
-        with self._lock:
-            try:
-                return int(str(self.conn.execute(
-                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-                    ('"' + term.replace('"', '""') + '"',)).fetchall()[0][0]))
-            except apsw.SQLError:
-                return 0
-
     def _rowids_of_sources(self, sources: tuple[str, ...]) -> dict[int, str]:
         """rowid -> id of the chunks with these sources, cached until the next write.
 
@@ -919,24 +906,6 @@ class MemoryIndex:
             if progress:
                 progress(done, len(todo), "embedding")
         return done
-
-    def vectors_for(self, ids: Iterable[str]) -> dict[str, list[float]]:
-        """The stored vectors of these chunks (those that have one); ``{}`` without vectors.
-
-        ``--rank best`` compares its top results with each other to find near-duplicates.
-        """
-        wanted = list(ids)
-        with self._lock:
-            if not wanted or not self.vec_available():
-                return {}
-            dims = int(self.meta("embedding_dimensions") or 0)
-            out: dict[str, list[float]] = {}
-            for cid, blob in self.conn.execute(
-                    "SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id IN"
-                    " (SELECT value FROM json_each(?))", (_json_list(wanted),)):
-                if isinstance(blob, bytes) and dims and len(blob) == 4 * dims:
-                    out[str(cid)] = list(struct.unpack(f"<{dims}f", blob))
-            return out
 
     def vectors_for(self, ids: Iterable[str]) -> dict[str, list[float]]:
         """The stored vectors of these chunks (those that have one); ``{}`` without vectors.

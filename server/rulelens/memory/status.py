@@ -124,7 +124,7 @@ def memory_status(location: MemoryLocation, settings: MemorySettings,
         files.append(FileStatus(mf.path, mf.source, st.st_size, state is not None,
                                 state == (st.st_mtime_ns, st.st_size, mf.source)))
     agent = location.agent_index if os.path.isfile(location.agent_index) else None
-    orphans = agent_orphans(location) if agent else []
+    orphans = agent_orphans(location, index.agent_scratch if index else None) if agent else []
     notes = []
     if orphans:
         notes.append(f"the agent's own index still holds {len(orphans)} deleted file(s);"
