@@ -193,13 +193,18 @@ def raw_server(env: Mapping[str, str], **kwargs: Any) -> Iterator[RawServer]:
 
 
 def make_workspace(base: pathlib.Path, files: int = 3) -> tuple[pathlib.Path, dict[str, str]]:
-    """A real git repository with two instruction files and ``files`` source files, and
-    an environment whose HOME, GROK_HOME and XDG dirs all lie under ``base``."""
+    """A real, trusted git repository with two instruction files and ``files`` source
+    files, and an environment whose HOME, GROK_HOME and XDG dirs all lie under ``base``."""
     home, repo = base / "home", base / "repo"
     (home / ".grok" / "memory").mkdir(parents=True)
     (repo / "src").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True, timeout=30,
                    env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)})
+    # The user said yes to `grok --trust` once (Grok >= 1.0.45 loads project files only
+    # in a trusted folder), as examples/demo/build.py records it.
+    (home / ".grok" / "trusted_folders.toml").write_text(
+        f"[folders.{json.dumps(os.path.realpath(repo))}]\ntrusted = true\n"
+        "decided_at = 1759190400\n")
     (repo / "AGENTS.md").write_text("# Project rules\n\nRun the tests.\n")
     (repo / "src" / "AGENTS.md").write_text("# src rules\n\nKeep functions short.\n")
     for i in range(files):
