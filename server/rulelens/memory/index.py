@@ -37,7 +37,10 @@ import gc
 import importlib.util
 import math
 import os
+import shutil
+import stat
 import struct
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -48,7 +51,14 @@ from urllib.parse import quote
 
 import apsw
 
-from rulelens.memory.beneath import Refused, SkippedFile, read_regular
+from rulelens.memory.beneath import (
+    Refused,
+    SkippedFile,
+    kind_of,
+    lstat_beneath,
+    open_beneath,
+    read_regular,
+)
 from rulelens.memory.chunker import Chunk, chunk_hashes, chunk_markdown
 from rulelens.memory.settings import IndexSettings
 from rulelens.memory.workspace import MemoryFile, MemoryLocation
@@ -191,22 +201,37 @@ class AgentIndex:
     conn: apsw.Connection | None = None
     error: str | None = None
     _cache: dict[str, dict[str, AgentRow]] = field(default_factory=dict)
+    #: A temporary directory holding our copy, removed on :meth:`close`.
+    _tmpdir: str | None = None
 
     @classmethod
-    def open(cls, path: str) -> AgentIndex:
-        if not os.path.isfile(path):
-            return cls(path, None, None)
+    def open(cls, path: str, root: str | None = None, scratch: str | None = None
+             ) -> AgentIndex:
+        """Open the agent's index so that nothing can be created or changed next to it.
+
+        ``root`` is the memory root the file must lie beneath (links out are refused).
+        Without WAL content the file is opened ``immutable=1`` (SQLite then creates no
+        ``-wal``/``-shm`` and takes no lock). With WAL content (the agent is running, or
+        crashed and left ``-wal`` without ``-shm``) even a read-only open would create or
+        write ``-shm``, so the database and its WAL are copied into ``scratch`` (our cache;
+        a temporary directory when None) and the copy is opened instead.
+        """
+        root = os.path.dirname(path) if root is None else root
         try:
-            # Without a -wal file there is nothing uncommitted to read, and ``immutable``
-            # stops SQLite from creating -wal/-shm files next to the agent's database.
-            uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
-            if not os.path.exists(path + "-wal"):
-                uri += "&immutable=1"
-            conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
-            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+            lstat_beneath(root, path)
+            wal = _wal_bytes(root, path)
+        except Refused as exc:
+            return cls(path, None, None if exc.code == "missing" else
+                       f"the agent's index is not read: {exc}")
+        try:
+            if wal:
+                return _open_copy(cls(path), root, scratch)
+            uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro&immutable=1"
+            conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+                                   | apsw.SQLITE_OPEN_NOFOLLOW)
             conn.execute("SELECT count(*) FROM chunks").fetchall()
             return cls(path, conn, None)
-        except apsw.Error as exc:
+        except (apsw.Error, OSError) as exc:
             return cls(path, None, f"cannot read the agent's index: {exc}")
 
     def rows_for(self, path: str) -> dict[str, AgentRow]:
@@ -255,11 +280,68 @@ class AgentIndex:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
 
 
-def agent_orphans(location: MemoryLocation) -> list[str]:
+def _wal_bytes(root: str, path: str) -> int:
+    """Size of the agent's ``-wal`` (0 when missing); a non-file ``-wal`` is refused."""
+    try:
+        st = lstat_beneath(root, path + "-wal")
+    except Refused as exc:
+        if exc.code == "missing":
+            return 0
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        raise Refused(path + "-wal", "not-a-file", kind_of(st.st_mode))
+    return st.st_size
+
+
+def _copy_beneath(root: str, path: str, dest: str) -> str:
+    """Copy a regular file beneath ``root`` to ``dest``; returns its ``mtime:size``."""
+    with open_beneath(root, path) as (fd, st), open(dest, "wb") as out:
+        while block := os.read(fd, 1 << 20):
+            out.write(block)
+        return f"{st.st_mtime_ns}:{st.st_size}"
+
+
+def _open_copy(agent: AgentIndex, root: str, scratch: str | None) -> AgentIndex:
+    """Open a copy of the agent's database and WAL (kept in ``scratch`` and reused while
+    the agent's files keep their size and mtime)."""
+    if scratch is not None:
+        try:
+            os.makedirs(scratch, exist_ok=True)
+        except OSError:
+            scratch = None
+    if scratch is None:
+        scratch = agent._tmpdir = tempfile.mkdtemp(prefix="rulelens-agent-index-")
+    dest = os.path.join(scratch, "agent-index.sqlite")
+    sig_file = dest + ".signature"
+    signature = agent.signature()  # before copying: a change during the copy recopies
+    try:
+        with open(sig_file) as fh:
+            reusable = fh.read() == signature
+    except OSError:
+        reusable = False
+    if not reusable or not os.path.isfile(dest):
+        for suffix in ("", "-wal", "-shm", ".signature"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(dest + suffix)
+        _copy_beneath(root, agent.path, dest)
+        _copy_beneath(root, agent.path + "-wal", dest + "-wal")
+        with open(sig_file, "w") as fh:
+            fh.write(signature)
+    conn = apsw.Connection(dest, flags=apsw.SQLITE_OPEN_READWRITE)
+    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    conn.execute("SELECT count(*) FROM chunks").fetchall()
+    agent.conn = conn
+    return agent
+
+
+def agent_orphans(location: MemoryLocation, scratch: str | None = None) -> list[str]:
     """Paths the agent's index still holds although the file is gone (the agent keeps them)."""
-    agent = AgentIndex.open(location.agent_index)
+    agent = AgentIndex.open(location.agent_index, location.global_dir, scratch)
     try:
         return sorted(p for p in agent.paths() if not os.path.exists(p))
     finally:
@@ -345,6 +427,14 @@ class MemoryIndex:
         self._batch_rows = 0
         self._batch_since = 0.0
         self.conn = self._open()
+
+    @property
+    def agent_scratch(self) -> str | None:
+        """Where a copy of the agent's index goes when it has WAL content (None: a
+        temporary directory per sync, for an index that is not a file of ours)."""
+        if self.path == ":memory:":
+            return None
+        return os.path.join(os.path.dirname(self.path), "agent-copy")
 
     # -- opening, integrity, rebuild -------------------------------------------------
     @classmethod
@@ -529,7 +619,8 @@ class MemoryIndex:
                 listed, skipped = list(scan.files), list(scan.skipped)
             else:
                 listed, skipped = list(files), []
-            agent = AgentIndex.open(location.agent_index)
+            agent = AgentIndex.open(location.agent_index, location.global_dir,
+                                    self.agent_scratch)
             try:
                 known = {r[0]: (r[1], r[2], r[3]) for r in self.conn.execute(
                     "SELECT path, mtime_ns, size, source FROM rl_files")}
@@ -776,6 +867,19 @@ class MemoryIndex:
             except apsw.SQLError:
                 return []
 
+    def fts_document_count(self, term: str) -> int:
+        """How many chunks hold ``term`` (one FTS5 bareword); 0 on any FTS error.
+
+        The document frequency behind ``--rank best``'s IDF-weighted keyword coverage.
+        """
+        with self._lock:
+            try:
+                return int(str(self.conn.execute(
+                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                    ('"' + term.replace('"', '""') + '"',)).fetchall()[0][0]))
+            except apsw.SQLError:
+                return 0
+
     def _rowids_of_sources(self, sources: tuple[str, ...]) -> dict[int, str]:
         """rowid -> id of the chunks with these sources, cached until the next write.
 
@@ -906,6 +1010,24 @@ class MemoryIndex:
             if progress:
                 progress(done, len(todo), "embedding")
         return done
+
+    def vectors_for(self, ids: Iterable[str]) -> dict[str, list[float]]:
+        """The stored vectors of these chunks (those that have one); ``{}`` without vectors.
+
+        ``--rank best`` compares its top results with each other to find near-duplicates.
+        """
+        wanted = list(ids)
+        with self._lock:
+            if not wanted or not self.vec_available():
+                return {}
+            dims = int(self.meta("embedding_dimensions") or 0)
+            out: dict[str, list[float]] = {}
+            for cid, blob in self.conn.execute(
+                    "SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id IN"
+                    " (SELECT value FROM json_each(?))", (_json_list(wanted),)):
+                if isinstance(blob, bytes) and dims and len(blob) == 4 * dims:
+                    out[str(cid)] = list(struct.unpack(f"<{dims}f", blob))
+            return out
 
     def vectors_for(self, ids: Iterable[str]) -> dict[str, list[float]]:
         """The stored vectors of these chunks (those that have one); ``{}`` without vectors.
