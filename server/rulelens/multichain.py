@@ -54,6 +54,8 @@ def view_json(v: AgentView) -> dict[str, Any]:
         return v.to_json()
     out = chain.to_json()
     out.setdefault("agent", v.agent)
+    out["display"] = v.display
+    out["basis_label"] = v.basis_label
     out["file"] = v.file
     for entry, f in zip(out["files"], v.files, strict=False):
         entry.update({"when": f.when, "why": f.why, "imported_by": None, "truncated_at": None})

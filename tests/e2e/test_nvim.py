@@ -62,8 +62,11 @@ def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None
     res = json.loads(result_file.read_text())
     assert proc.returncode == 0, (res.get("error"), res.get("steps"), proc.stderr[-2000:])
     assert res["version"] == version
-    assert res["steps"] == ["attached", "lenses", "sidebar", "followed", "chainChanged"]
-    assert res["lenses"] == ["7 rules · deepest: src/app/AGENTS.md · 4 skipped"]
+    assert res["steps"] == ["attached", "lenses", "sidebar", "followed", "chainChanged",
+                            "agents", "hover"]
+    # Grok's chain lens, then (the demo has every agent's files) the per-agent counts.
+    assert res["lenses"][0] == "7 rules · deepest: src/app/AGENTS.md · 6 skipped"
+    assert res["lenses"][1].startswith("from ./: Grok ") and "Codex 1 +2 may" in res["lenses"][1]
     side = res["sidebar"]
     assert side[0] == "RuleLens · src/app/handlers/orders.py"
     loaded = [line.split()[:4] for line in side[side.index("Loaded (7), first to last;"
@@ -85,7 +88,33 @@ def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None
     assert res["windows"] == 2
     assert res["opened"] == os.path.join(repo, "src", "AGENTS.md")
     assert res["followed"][0] == "RuleLens · src/AGENTS.md"
-    assert res["rule_lenses"][0].startswith("Loaded for 3 files here · position 6 of 6 from src/")
+    # src/ holds 4 tracked files: AGENTS.md, AGENTS.override.md, app/AGENTS.md, orders.py
+    assert res["rule_lenses"][0].startswith("Loaded for 4 files here · position 6 of 6 from src/")
+    agents = res["agents_sidebar"]
+    heads = [line for line in agents if " — start directory: " in line]
+    assert [h.split(" — ")[0] for h in heads] == [
+        "Grok", "Claude Code", "Codex CLI", "Cursor", "GitHub Copilot", "Gemini CLI",
+        "Laravel Boost"]
+    assert all(h.endswith(" — start directory: " + repo.replace(home, "~", 1)) for h in heads)
+    assert any(line.split()[:2] == ["may", "pull"] and "src/AGENTS.override.md" in line
+               for line in agents)                    # Codex: advised, not injected
+    assert any("not loaded" in line and "src/app/AGENTS.md" in line and "below-start-dir" in line
+               for line in agents)                    # Grok from the root: honestly not loaded
+    # Long reasons wrap at word boundaries to the sidebar width (64) instead of being cut.
+    reasons = [line for line in agents if line.startswith(" " * 14)]
+    assert reasons and all(len(line) <= 63 or len(line.split()) == 1 for line in reasons)
+    at = next(i for i, line in enumerate(agents)
+              if "not loaded" in line and "src/app/AGENTS.md" in line)
+    detail = []
+    for line in agents[at + 1:]:
+        if not line.startswith(" " * 14):
+            break
+        detail.append(line.strip())
+    assert len(detail) >= 2 and "tracker is not wired" in " ".join(detail)  # wrapped, whole
+    assert any(line.startswith("Claude Code — start directory") for line in res["claude_sidebar"])
+    hover_text = res["hover"]
+    assert "|---|" not in hover_text and "| # |" not in hover_text
+    assert "- file · Grok · Claude · Codex · Cursor · Copilot · Gemini · Boost" in hover_text
     after = res["after_change"]
     assert "  CLAUDE.local.md  [gitignored]" not in after
     assert any(line.split()[3:4] == ["CLAUDE.local.md"] for line in after)

@@ -110,8 +110,9 @@ local function client_config(root)
     cmd_env = M.config.cmd_env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ":t") } },
-    init_options = { rulelens = M.config.settings },
-    settings = { rulelens = M.config.settings },
+    -- hoverFormat "list": Neovim's hover window shows Markdown tables as raw pipes.
+    init_options = { rulelens = vim.tbl_extend("keep", M.config.settings, { hoverFormat = "list" }) },
+    settings = { rulelens = vim.tbl_extend("keep", M.config.settings, { hoverFormat = "list" }) },
     handlers = { ["rulelens/chainChanged"] = on_chain_changed },
     on_attach = on_attach,
   }
@@ -156,8 +157,9 @@ function M.setup(opts)
     group = group,
     callback = function(args) sidebar.follow(args.buf) end,
   })
-  vim.api.nvim_create_user_command("RuleLensChain", function() sidebar.toggle() end,
-    { desc = "RuleLens: show the instruction-file chain of the current buffer" })
+  vim.api.nvim_create_user_command("RuleLensChain", function(args) sidebar.toggle(args.args) end,
+    { nargs = "?", complete = function() return sidebar.AGENTS end,
+      desc = "RuleLens: the instruction files of the current buffer (:RuleLensChain claude|all)" })
   vim.api.nvim_create_user_command("RuleLensRender", function() sidebar.render_text() end,
     { desc = "RuleLens: show exactly what the agent injects for the current buffer" })
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do

@@ -1,10 +1,15 @@
 -- The :RuleLensChain sidebar: the chain of the buffer you are looking at, in load order,
 -- the files that do not load (with the reason), and the tracker split. <CR> opens the
 -- file under the cursor; the sidebar follows buffer switches and rulelens/chainChanged.
+-- `:RuleLensChain claude` shows one agent's view, `:RuleLensChain all` every agent's,
+-- each naming its start directory. Long reasons wrap to the window width.
 local S = {}
 
 local plugin -- the rulelens module (set by setup)
-local state = { buf = nil, source = nil, uri = nil, entries = {} }
+local state = { buf = nil, source = nil, uri = nil, entries = {}, agent = nil }
+
+--- Agents :RuleLensChain accepts (besides no argument: Grok's chain as before).
+S.AGENTS = { "grok", "claude", "codex", "cursor", "copilot", "gemini", "boost", "all" }
 
 function S.setup(mod) plugin = mod end
 
@@ -36,6 +41,35 @@ local function rel(path, base)
   return vim.fn.fnamemodify(path, ":~")
 end
 
+local function width()
+  local win
+  if state.buf then
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_buf(w) == state.buf then win = w end
+    end
+  end
+  return win and vim.api.nvim_win_get_width(win) or (plugin and plugin.config.width or 64)
+end
+
+--- `text` wrapped at word boundaries to `cols`, every line after the first indented by `indent`.
+function S.wrap(text, cols, indent)
+  text = tostring(text)
+  local lead = text:match("^%s*")
+  local out, line = {}, ""
+  for word in text:gmatch("%S+") do
+    if line == "" then
+      line = (#out == 0 and lead or indent) .. word
+    elseif #line + 1 + #word > cols then
+      table.insert(out, line)
+      line = indent .. word
+    else
+      line = line .. " " .. word
+    end
+  end
+  if line ~= "" then table.insert(out, line) end
+  return out
+end
+
 local function set_lines(lines)
   local buf = ensure_buf()
   vim.bo[buf].modifiable = true
@@ -44,7 +78,7 @@ local function set_lines(lines)
 end
 
 --- Lines for a rulelens/chain payload; entries map 1-based line numbers to file paths.
-function S.format(name, chain)
+function S.format(name, chain, cols)
   local lines, entries = {}, {}
   local function add(text, path)
     table.insert(lines, text)
@@ -71,7 +105,7 @@ function S.format(name, chain)
   add(("Not loaded (%d):"):format(#chain.skipped))
   for _, s in ipairs(chain.skipped) do
     add(("  %s  [%s]"):format(rel(s.path, base), s.reason), s.path)
-    add("      " .. s.detail, s.path)
+    for _, l in ipairs(S.wrap("      " .. s.detail, cols or 64, "      ")) do add(l, s.path) end
   end
   local t = chain.tracker
   if t and t ~= vim.NIL then
@@ -85,9 +119,59 @@ function S.format(name, chain)
   return lines, entries
 end
 
+local WHEN = { start = "at start", ["on-read"] = "on read", may = "may pull in" }
+
+--- Lines for one agent's view (rulelens/chain with `agent`, or one entry of agentsForFile).
+local function format_agent(add, view, cols)
+  local base = (view.git_root ~= vim.NIL and view.git_root) or view.cwd
+  add(("%s — start directory: %s"):format(view.display or view.agent, vim.fn.fnamemodify(view.cwd, ":~")))
+  if view.basis_label and view.basis_label ~= "" then add("  (" .. view.basis_label .. ")") end
+  for _, note in ipairs(view.notes or {}) do
+    for _, l in ipairs(S.wrap("  note: " .. note, cols, "        ")) do add(l) end
+  end
+  for _, f in ipairs(view.files) do
+    local cut = (f.truncated_at ~= nil and f.truncated_at ~= vim.NIL) and (" · cut at byte " .. f.truncated_at) or ""
+    add(("  %-11s %s%s"):format(WHEN[f.when] or f.when, rel(f.path, base), cut), f.path)
+    for _, l in ipairs(S.wrap("              " .. f.why, cols, "              ")) do add(l, f.path) end
+  end
+  for _, s in ipairs(view.skipped) do
+    add(("  %-11s %s  [%s]"):format("not loaded", rel(s.path, base), s.reason), s.path)
+    for _, l in ipairs(S.wrap("              " .. s.detail, cols, "              ")) do add(l, s.path) end
+  end
+end
+
+--- Lines for `:RuleLensChain AGENT` / `:RuleLensChain all`.
+function S.format_agents(name, views, cols)
+  local lines, entries = {}, {}
+  local function add(text, path)
+    table.insert(lines, text)
+    if path then entries[#lines] = path end
+  end
+  add("RuleLens · " .. name)
+  if views == nil or views == vim.NIL or #views == 0 then
+    add("")
+    add("No chain: not a file in this workspace.")
+    return lines, entries
+  end
+  for _, view in ipairs(views) do
+    add("")
+    format_agent(add, view, cols)
+  end
+  return lines, entries
+end
+
 local function draw(source, payload)
   local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(source), ":~:.")
-  local lines, entries = S.format(name, payload)
+  local lines, entries
+  if state.agent == nil then
+    lines, entries = S.format(name, payload, width() - 1)
+  elseif state.agent == "all" then
+    local views = (payload ~= nil and payload ~= vim.NIL) and payload.agents or nil
+    lines, entries = S.format_agents(name, views, width() - 1)
+  else
+    local views = (payload ~= nil and payload ~= vim.NIL) and { payload } or nil
+    lines, entries = S.format_agents(name, views, width() - 1)
+  end
   state.entries = entries
   set_lines(lines)
 end
@@ -102,7 +186,14 @@ function S.update(source)
     draw(source, nil)
     return
   end
-  plugin.request(client, "rulelens/chain", { uri = state.uri }, function(err, result)
+  local method, params = "rulelens/chain", { uri = state.uri }
+  if state.agent == "all" then
+    method, params = "rulelens/agentsForFile", { uri = state.uri, agents = { "grok", "claude",
+      "codex", "cursor", "copilot", "gemini", "boost" } }
+  elseif state.agent ~= nil then
+    params.agent = state.agent
+  end
+  plugin.request(client, method, params, function(err, result)
     if state.source ~= source then return end
     if err then
       set_lines({ "RuleLens: " .. (err.message or tostring(err)) })
@@ -124,7 +215,7 @@ function S.open(source)
     vim.api.nvim_win_set_width(win, plugin.config.width)
     vim.wo[win].winfixwidth = true
     vim.wo[win].number = false
-    vim.wo[win].wrap = false
+    vim.wo[win].wrap = false -- long reasons are wrapped by S.wrap, at word boundaries
     vim.api.nvim_set_current_win(prev)
   end
   S.update(source)
@@ -135,8 +226,18 @@ function S.close()
   if win and #vim.api.nvim_list_wins() > 1 then vim.api.nvim_win_close(win, true) end
 end
 
-function S.toggle()
-  if visible_win() and vim.api.nvim_get_current_buf() == state.buf then
+--- `:RuleLensChain [agent]`: no argument toggles Grok's chain; an agent (or `all`) opens
+--- that view, or switches the open sidebar to it.
+function S.toggle(agent)
+  if agent == "" then agent = nil end
+  if agent ~= nil and not vim.tbl_contains(S.AGENTS, agent) then
+    vim.notify("RuleLens: unknown agent " .. agent .. " (" .. table.concat(S.AGENTS, ", ") .. ")",
+      vim.log.levels.ERROR)
+    return
+  end
+  local same = agent == state.agent
+  state.agent = agent
+  if same and visible_win() and vim.api.nvim_get_current_buf() == state.buf then
     S.close()
   else
     S.open(vim.api.nvim_get_current_buf())

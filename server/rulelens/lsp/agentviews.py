@@ -98,6 +98,24 @@ def hover_table(views: list[AgentView], workspace: str | None) -> str:
     return "\n".join(lines)
 
 
+def tables_as_lists(markdown: str) -> str:
+    """Markdown table rows as list items (``| a | b |`` -> ``- a · b``), separator rows
+    dropped: for clients whose hover window shows tables as raw pipes (the ``hoverFormat:
+    "list"`` setting, which the Neovim plugin sends)."""
+    out = []
+    for line in markdown.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.endswith("|"):
+            body = stripped[1:-1].replace("\\|", "\0")
+            cells = [c.strip().replace("\0", "|") for c in body.split("|")]
+            if all(set(c) <= set("-: ") for c in cells):
+                continue
+            out.append("- " + " · ".join(c for c in cells if c))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def agents_payload(views: list[AgentView], path: str, enabled: list[str]) -> dict[str, Any]:
     """``rulelens/agentsForFile``: every view (``chain --json`` shape per agent) plus the
     side-by-side rows."""

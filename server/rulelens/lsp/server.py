@@ -192,7 +192,7 @@ class RuleLensServer(LanguageServer):
             version=version))
 
     def _lint(self, path: str, text: str) -> list[Finding] | None:
-        resolver = self.session.resolver
+        resolver = self.session.lint_resolver  # lint assumes a trusted folder
         if resolver is None:
             return None
         return self.lint.findings(path, text, resolver, self.session.lint_config())
@@ -294,6 +294,9 @@ def create_server(environ: Mapping[str, str] | None = None,
         if s.config_error:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Error, message=f"RuleLens: {s.config_error}"))
+        if s.agent_problem():
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"RuleLens: {s.agent_problem()}"))
         ls.restart_watcher()
 
     @server.feature(types.SHUTDOWN)
@@ -388,6 +391,8 @@ def create_server(environ: Mapping[str, str] | None = None,
             status = s.rule_status(path)
             if status is not None:
                 text = views.rule_hover_line(status) + "\n\n" + text
+            if s.settings.get("hoverFormat") == "list":
+                text = agentviews.tables_as_lists(text)
             return _markdown(text)
         return _frontmatter_hover(ls, s, uri, path, params.position)
 

@@ -30,7 +30,7 @@ def grok_view(chain: Chain, file: str | None, resolve: ResolveChain) -> AgentVie
     for f in chain.files:
         d = os.path.dirname(f.path)
         if f.role == "home":
-            why = f"home file in {d}/ (loaded in every session)"
+            why = "home file, loaded in every session"
         elif d == cwd:
             why = f"{f.name} in the start directory (git root → start dir; deeper wins)"
         else:

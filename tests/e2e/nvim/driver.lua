@@ -106,6 +106,29 @@ local ok, err = pcall(function()
     "sidebar did not follow rulelens/chainChanged")
   results.after_change = sidebar_lines()
   step("chainChanged")
+
+  -- :RuleLensChain all on the deep file: every agent's view, each naming its start directory.
+  vim.cmd("buffer " .. bufnr)
+  vim.cmd("RuleLensChain all")
+  assert(vim.wait(15000, function() return sidebar_has("Laravel Boost — start directory") end, 50),
+    ":RuleLensChain all showed no per-agent views")
+  results.agents_sidebar = sidebar_lines()
+  vim.cmd("RuleLensChain claude")
+  assert(vim.wait(15000, function()
+    return sidebar_has("Claude Code — start directory") and not sidebar_has("Codex CLI")
+  end, 50), ":RuleLensChain claude did not switch to one agent")
+  results.claude_sidebar = sidebar_lines()
+  step("agents")
+
+  -- The line-0 hover reads as a list (hoverFormat "list"), not as Markdown pipes.
+  local answers = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = { line = 0, character = 0 },
+  }, 15000) or {}
+  for _, answer in pairs(answers) do
+    if answer.result and answer.result.contents then results.hover = answer.result.contents.value end
+  end
+  assert(results.hover, "no hover")
+  step("hover")
 end)
 if not ok then
   results.error = tostring(err)
