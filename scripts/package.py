@@ -43,17 +43,16 @@ SUPPORTED_PYTHONS = ["3.11", "3.12", "3.13", "3.14"]
 
 # VS Code's `vsce package --target` names -> the wheel platform tags pip may pick for it.
 # pip expands neither manylinux_2_28 to manylinux_2_17 nor musllinux_1_2 to 1_1, so each
-# accepted tag is listed; macOS tags are expanded by pip to every older release.
+# accepted tag is listed; macOS tags are expanded by pip to every older release. No alpine-*
+# (musllinux) targets: sqlite-vec publishes no musllinux wheels; no win32-arm64: PyYAML has no
+# win_arm64 wheels. Checked: every target here resolves for every SUPPORTED_PYTHONS.
 TARGET_PLATFORMS: dict[str, list[str]] = {
     "linux-x64": ["manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
                   "manylinux_2_5_x86_64", "manylinux1_x86_64"],
     "linux-arm64": ["manylinux_2_28_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64"],
-    "alpine-x64": ["musllinux_1_2_x86_64", "musllinux_1_1_x86_64"],
-    "alpine-arm64": ["musllinux_1_2_aarch64", "musllinux_1_1_aarch64"],
     "darwin-x64": ["macosx_11_0_x86_64", "macosx_10_9_universal2"],
     "darwin-arm64": ["macosx_11_0_arm64", "macosx_10_9_universal2"],
     "win32-x64": ["win_amd64"],
-    "win32-arm64": ["win_arm64"],
 }
 
 
