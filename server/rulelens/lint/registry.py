@@ -144,8 +144,26 @@ CHECKS: tuple[Check, ...] = (
        "Text before the opening `---`: the frontmatter is not recognised",
        "Frontmatter must start on the first line. With a comment or text above it, Claude,"
        " Cursor, Copilot and Boost treat the block as body text and its scope is lost, and"
-       " Grok injects it verbatim.",
+       " Grok injects it verbatim. For Laravel Boost a byte-order mark before the `---` counts"
+       " too (its parser needs `---` first; the others accept the BOM).",
        ("peteski22/agent-pragma#140", "Laravel Boost parser requires `---` first"), True),
+    _c("RL118", "scope-ignored-by-grok", "frontmatter", "info",
+       "Scoped rule that Grok injects into every session",
+       "Grok reads `.claude/rules/*.md` and `.cursor/rules/*.md` for compatibility but ignores"
+       " their scope keys: a rule that Claude Code (`paths`) or Cursor (`globs`) loads only for"
+       " matching files is injected by Grok into every session started in that chain. One"
+       " finding per file, with its estimated token cost; move it to a file Grok scopes, or"
+       " accept the cost.",
+       ("docs.x.ai project rules (compatibility reads)", "Claude memory docs (paths)",
+        "issue #14 survey (six .claude/rules files, ~1.5k tokens)"), False),
+    _c("RL119", "frontmatter-missing-opener", "frontmatter", "error",
+       "Frontmatter block without its opening `---`",
+       "`key: value` lines from line 1 closed by a `---` line, with no `---` above them: the"
+       " block is read as body text, so its scope (`applyTo`, `paths`, `globs`) never"
+       " applies. The cause is the missing first line, not missing frontmatter: the fix adds"
+       " `---` on line 1 (\"add frontmatter\" is not reported).",
+       ("issue #14 survey (two `.github/instructions` files)", "VS Code custom instructions"),
+       True),
     # -------------------------------------------------------------------- discovery
     _c("RL201", "gitignored", "discovery", "warning",
        "Instruction file is gitignored, so Grok skips it",

@@ -94,6 +94,14 @@ CASES: list[Case] = [
     Case("RL117", {**SRC, ".claude/rules/py.md":
                    '<!-- owner: team -->\n---\npaths:\n  - "src/**"\n---\nUse hints.\n'},
          ".claude/rules/py.md", {**SRC, ".claude/rules/py.md": CLAUDE_OK}, says="line 2"),
+    Case("RL118", {**SRC, ".claude/rules/py.md": CLAUDE_OK}, ".claude/rules/py.md",
+         {**SRC, ".claude/rules/py.md": "# Python style\n\nUse type hints everywhere.\n"},
+         says="injects this file into every session"),
+    Case("RL119", {**SRC, ".github/instructions/py.instructions.md":
+                   'applyTo: "src/**"\n---\nUse type hints.\n'},
+         ".github/instructions/py.instructions.md",
+         {**SRC, ".github/instructions/py.instructions.md": COPILOT_OK},
+         says="Missing opening `---` on line 1"),
     # ------------------------------------------------------------- discovery
     Case("RL201", {".gitignore": "*.log\nCLAUDE.local.md\n", "CLAUDE.local.md": "Mine.\n"},
          "CLAUDE.local.md", {".gitignore": "*.log\n", "CLAUDE.local.md": "Mine.\n"},

@@ -98,3 +98,24 @@ def test_findings_without_a_chain(repo: Repo) -> None:
 def test_directory_named_like_an_instruction_file_is_not_also_empty(repo: Repo) -> None:
     os.makedirs(repo.path("AGENTS.md"))
     assert codes(repo.lint("AGENTS.md")) == {"RL204"}
+
+
+def test_boost_bom_before_frontmatter_is_reported_with_a_fix(repo: Repo) -> None:
+    repo.files({"app/Models/User.php": "", ".ai/rules/models.md":
+                '\ufeff---\npaths:\n  - "app/Models/**"\n---\nUse casts.\n'})
+    (f,) = [f for f in repo.lint(".ai/rules/models.md") if f.code == "RL117"]
+    assert "byte-order mark" in f.message and f.safe_fix is not None
+    # Claude accepts the BOM: no finding there.
+    repo.files({"src/a.py": "",
+                ".claude/rules/py.md": '\ufeff---\npaths:\n  - "src/**"\n---\nHi.\n'})
+    assert "RL117" not in codes(repo.lint(".claude/rules/py.md"))
+
+
+def test_missing_opener_is_said_by_cause_not_add_frontmatter(repo: Repo) -> None:
+    repo.files({"src/a.py": "", ".github/instructions/a.instructions.md":
+                'applyTo: "src/**"\nexcludeAgent: code-review\n---\nHi.\n'})
+    found = codes(repo.lint(".github/instructions/a.instructions.md"))
+    assert "RL119" in found and "RL111" not in found
+    # A "Note:" line above a horizontal rule is body text, not a lost block.
+    repo.files({".github/instructions/b.instructions.md": 'Note: be brief\n---\nHi.\n'})
+    assert "RL119" not in codes(repo.lint(".github/instructions/b.instructions.md"))

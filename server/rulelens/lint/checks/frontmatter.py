@@ -17,11 +17,13 @@ import re
 from rulelens.agents.formats import FORMATS
 from rulelens.lint.context import Context
 from rulelens.lint.document import Field, ParsedFrontmatter
+from rulelens.lint.formats import GROK_RULE_DIRS
 from rulelens.lint.globs import split_comma
 from rulelens.lint.model import FileRename, Fix, Range, TextEdit
 
 CODES = ("RL101", "RL102", "RL103", "RL104", "RL105", "RL106", "RL107", "RL108", "RL109",
-         "RL110", "RL111", "RL112", "RL113", "RL114", "RL115", "RL116", "RL117")
+         "RL110", "RL111", "RL112", "RL113", "RL114", "RL115", "RL116", "RL117", "RL118",
+         "RL119")
 
 # Per-format tables, read from the format rows (rulelens.agents.formats).
 ALLOWED: dict[str, frozenset[str]] = {
@@ -50,6 +52,8 @@ def run(ctx: Context) -> None:
         return
     if fm is None:
         _content_before(ctx)
+        if _missing_opener(ctx):
+            return  # the block is there, only its first line is not: no "add frontmatter"
         if kind == "cursor-rule" and doc.path.lower().endswith(".mdc"):
             ctx.emit("RL110", "This `.mdc` rule has no frontmatter, so Cursor never attaches it on"
                      " its own (manual @-mention only). Add `description`, `globs` or"
@@ -63,6 +67,7 @@ def run(ctx: Context) -> None:
                  " with `---`: it is not recognised, so its keys do nothing and Grok injects the"
                  " YAML as text.", doc.line_range(fm.block.start_line))
         return
+    _bom(ctx)
     flagged = _unquoted_globs(ctx, fm) if kind in STRICT else set()
     if fm.problem is not None:
         message, rng, what = fm.problem
@@ -76,6 +81,7 @@ def run(ctx: Context) -> None:
     if kind not in ALLOWED:
         return
     _keys(ctx, fm)
+    _scope_ignored_by_grok(ctx, fm)
     if kind in ("claude-rule", "boost-rule"):
         _paths(ctx, fm)
     elif kind == "cursor-rule":
@@ -109,6 +115,66 @@ def _named_frontmatter(ctx: Context, fm: ParsedFrontmatter) -> None:
              " line(s) of YAML reach the model as text and none of the keys has an effect."
              " Frontmatter is only stripped from files in rules directories.", rng,
              fixes=fixes)
+
+
+def _missing_opener(ctx: Context) -> bool:
+    """RL119: ``key:`` lines from line 1 down to a ``---`` line, with no ``---`` above
+    them: the opening fence is missing, so the whole block is body text."""
+    doc = ctx.doc
+    if "\n---" not in doc.text or not _YAMLISH.match(doc.line(0).lstrip("\ufeff")):
+        return False
+    known = ALLOWED.get(doc.fmt.kind, frozenset()) | FOREIGN_SCOPE
+    limit = min(doc.line_count, 40)
+    keys: set[str] = set()
+    for i in range(limit):
+        line = doc.line(i).rstrip("\r").lstrip("\ufeff")
+        m = _YAMLISH.match(line)
+        if m is not None:
+            keys.add(line.split(":", 1)[0].strip())
+        if i and line.rstrip() == "---":
+            if keys.isdisjoint(known):
+                return False  # "Note: ..." above a horizontal rule, not a scope block
+            fix = Fix("Add the opening `---` on line 1", "safe",
+                      (TextEdit(doc.path, Range.point(0), "---\n"),))
+            ctx.emit("RL119", f"Missing opening `---` on line 1: lines 1-{i} are"
+                     f" `key: value` lines closed by the `---` on line {i + 1}, but without the"
+                     " opening fence the agent reads them as body text and applies no scope.",
+                     doc.line_range(0), fixes=[fix])
+            return True
+        if line.strip() and m is None and not line.startswith((" ", "\t", "-", "#")):
+            return False
+    return False
+
+
+def _bom(ctx: Context) -> None:
+    """RL117 for a byte-order mark before the opening ``---`` where the reader needs
+    ``---`` first (Laravel Boost; Claude Code, Grok and Copilot accept the BOM)."""
+    if ctx.doc.fmt.kind != "boost-rule" or not ctx.doc.text.startswith("\ufeff"):
+        return
+    fix = Fix("Remove the byte-order mark", "safe",
+              (TextEdit(ctx.doc.path, Range.of(0, 0, 0, 1), ""),))
+    ctx.emit("RL117", "A byte-order mark (U+FEFF) comes before the opening `---`: Laravel"
+             " Boost's parser needs `---` as the very first characters, so it sees no"
+             " frontmatter and leaves the rule out of `.ai/rules/index.md`.",
+             Range.of(0, 0, 0, 1),
+             fixes=[fix])
+
+
+def _scope_ignored_by_grok(ctx: Context, fm: ParsedFrontmatter) -> None:
+    """RL118: a scope key on a rule file Grok reads and injects into every session."""
+    kind = ctx.doc.fmt.kind
+    if kind not in GROK_RULE_DIRS or kind == "grok-rule":
+        return
+    key = SCOPE_KEY.get(kind)
+    f = fm.get(key) if key else None
+    entry = ctx.chain_entry
+    if f is None or f.value in (None, "", []) or entry is None:
+        return
+    # H-multi seam: "which agents read this file" will come from the agent profiles.
+    honours = AGENT[kind]
+    ctx.emit("RL118", f"{honours} honours `{key}` and loads this rule only for matching"
+             f" files; Grok ignores `{key}` in {ctx.rel(ctx.doc.fmt.rules_dir or '')} and"
+             f" injects this file into every session (~{entry.tokens} tokens).", f.key_range)
 
 
 def _content_before(ctx: Context) -> None:
