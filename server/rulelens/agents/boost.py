@@ -19,12 +19,13 @@ from collections.abc import Mapping
 
 import yaml
 
-from rulelens.agents import fsio
+from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
-ID = "boost"
-DISPLAY = "Laravel Boost"
+PROFILE = profiles.BOOST
+ID = PROFILE.agent
+DISPLAY = PROFILE.display
 INDEX_LEAD = ("Before planning or editing, find the row whose globs match the file's path and"
               " read that rule file.")
 GUIDELINE_TAG = "<laravel-boost-guidelines>"

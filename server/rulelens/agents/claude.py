@@ -20,18 +20,19 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rulelens.agents import fsio
+from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.imports import claude_imports, line_of
 from rulelens.agents.meta import yaml_meta
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 
-ID = "claude"
-DISPLAY = "Claude Code"
+PROFILE = profiles.CLAUDE
+ID = PROFILE.agent
+DISPLAY = PROFILE.display
 DOCS = "per Claude Code docs, 2026-08"
 MANAGED = "/etc/claude-code/CLAUDE.md"
-MAX_FILE = 4 * 1024 * 1024
-MAX_HOPS = 4
+MAX_FILE = PROFILE.budget.max_bytes if PROFILE.budget else 4 * 1024 * 1024
+MAX_HOPS = PROFILE.imports.max_depth if PROFILE.imports else 4
 KINDS = {
     "managed": "managed policy instructions",
     "user": "user's private global instructions for all projects",

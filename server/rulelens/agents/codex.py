@@ -15,14 +15,14 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from rulelens.agents import fsio
+from rulelens.agents import fsio, profiles
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
-ID = "codex"
-DISPLAY = "Codex CLI"
-OVERRIDE = "AGENTS.override.md"
-DEFAULT = "AGENTS.md"
-DEFAULT_MAX_BYTES = 32 * 1024
+PROFILE = profiles.CODEX
+ID = PROFILE.agent
+DISPLAY = PROFILE.display
+OVERRIDE, DEFAULT = PROFILE.base_names
+DEFAULT_MAX_BYTES = PROFILE.budget.max_bytes if PROFILE.budget else 32 * 1024
 SEPARATOR = "\n\n--- project-doc ---\n\n"
 MODEL_TOLD = ("When working in a subdirectory of CWD, or a directory outside the CWD, check for"
               " any AGENTS.md files that may be applicable.")

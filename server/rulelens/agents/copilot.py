@@ -15,15 +15,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from rulelens.agents import fsio
+from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.meta import yaml_meta
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
-ID = "copilot"
-DISPLAY = "GitHub Copilot"
+PROFILE = profiles.COPILOT
+ID = PROFILE.agent
+DISPLAY = PROFILE.display
 DOCS = "per GitHub Copilot docs, 2026-08"
-REVIEW_CHARS = 4000
+REVIEW_CHARS = PROFILE.budget.max_bytes if PROFILE.budget else 4000
 
 
 def repo_root(cwd: str) -> str | None:

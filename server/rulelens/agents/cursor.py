@@ -15,13 +15,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from rulelens.agents import fsio
+from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.meta import loose_meta
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile, When
 
-ID = "cursor"
-DISPLAY = "Cursor"
+PROFILE = profiles.CURSOR
+ID = PROFILE.agent
+DISPLAY = PROFILE.display
 DOCS = "per Cursor docs, 2026-08"
 MAX_LINES = 500
 

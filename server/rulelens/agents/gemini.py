@@ -19,14 +19,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rulelens.agents import fsio
+from rulelens.agents import fsio, profiles
 from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 
-ID = "gemini"
-DISPLAY = "Gemini CLI"
-DEFAULT_NAME = "GEMINI.md"
-MAX_IMPORT_DEPTH = 5
+PROFILE = profiles.GEMINI
+ID = PROFILE.agent
+DISPLAY = PROFILE.display
+DEFAULT_NAME = PROFILE.base_names[0]
+MAX_IMPORT_DEPTH = PROFILE.imports.max_depth if PROFILE.imports else 5
 JIT_OPEN = "\n\n--- Newly Discovered Project Context ---\n"
 JIT_CLOSE = "\n--- End Project Context ---"
 

@@ -101,7 +101,7 @@ class TrustRule:
     (relative to the agent home).
     """
 
-    kind: Literal["grok-folder-trust", "codex-trusted-projects"]
+    kind: Literal["grok-folder-trust", "codex-trusted-projects", "gemini-trusted-folders"]
     withholds: frozenset[Source] = frozenset({"project"})
     command: str = ""
     store: str = ""
@@ -345,8 +345,95 @@ GROK_1_0_45 = AgentProfile(
     ),
 )
 
+# ------------------------------------------------ the other agents (issue 13)
+# Their discovery is one pure module each (rulelens.agents.claude, .codex, ...; the
+# ``registry``); these rows are the data those modules and docs/agents.md share. Wording for
+# docs-based profiles names the docs, so a reader knows how sure the fact is.
+_NO_WORDING: dict[str, str] = {}
+
+CLAUDE = AgentProfile(
+    id="claude@2.1", display="Claude Code", title="Claude Code 2.1 (per docs, 2026-08)",
+    named_files=(NamedFile("CLAUDE.md"), NamedFile(".claude/CLAUDE.md"),
+                 NamedFile("CLAUDE.local.md")),
+    rules_dirs=(RulesDir(".claude/rules", recursive=True),),
+    home_roots=(HomeRoot("home", ".claude"),),
+    boundary="filesystem-root", gitignore=False, frontmatter="scope",
+    renderers=("claude-md",), wording=_NO_WORDING, home_env="CLAUDE_CONFIG_DIR",
+    home_default=".claude", executable="claude",
+    on_read=OnRead(("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"), "cwd", True),
+    imports=Imports("@path", 4), budget=Budget(4 * 1024 * 1024, "per-file", "skip"),
+    sources=(SourceRef("agent-profiles.md §3 (docs + observed; closed source)",
+                       "code.claude.com/docs/en/memory; anthropics/claude-code CHANGELOG"
+                       " @5cfc0a19, mods/agents-md @42a37c29"),),
+)
+CODEX = AgentProfile(
+    id="codex@0cf644a", display="Codex CLI", title="Codex CLI (codex-rs @0cf644af)",
+    named_files=(NamedFile("AGENTS.override.md"), NamedFile("AGENTS.md")),
+    rules_dirs=(), home_roots=(HomeRoot("agent-home", rules_dir=None),),
+    boundary="marker", boundary_markers=(".git",), gitignore=False, frontmatter="verbatim",
+    renderers=("codex-instructions",), wording=_NO_WORDING, home_env="CODEX_HOME",
+    home_default=".codex", executable="codex",
+    trust=TrustRule("codex-trusted-projects", command='trust_level = "trusted" in config.toml',
+                    store="config.toml"),
+    budget=Budget(32 * 1024, "project-total", "truncate"),
+    sources=(SourceRef("agent-profiles.md §1",
+                       "openai/codex codex-rs/core/src/agents_md.rs @0cf644af,"
+                       " agents_md_tests.rs @04393ff9"),),
+)
+CURSOR = AgentProfile(
+    id="cursor@2026-08", display="Cursor", title="Cursor (per docs, 2026-08)",
+    named_files=(NamedFile("AGENTS.md"), NamedFile(".cursorrules")),
+    rules_dirs=(RulesDir(".cursor/rules", recursive=True),), home_roots=(),
+    boundary="cwd", gitignore=False, frontmatter="scope", renderers=(),
+    wording=_NO_WORDING, home_default=".cursor", executable="cursor",
+    on_read=OnRead(("AGENTS.md",), "workspace", True),
+    sources=(SourceRef("agent-profiles.md §4 (docs; closed source)",
+                       "cursor.com/docs/rules"),),
+)
+COPILOT = AgentProfile(
+    id="copilot@2026-08", display="GitHub Copilot",
+    title="GitHub Copilot: VS Code agent, coding agent, CLI (per docs, 2026-08)",
+    named_files=(NamedFile(".github/copilot-instructions.md"), NamedFile("AGENTS.md"),
+                 NamedFile("CLAUDE.md")),
+    rules_dirs=(RulesDir(".github/instructions", recursive=True),),
+    home_roots=(HomeRoot("home", ".copilot", rules_dir="instructions"),),
+    boundary="git-root", gitignore=False, frontmatter="scope", renderers=(),
+    wording=_NO_WORDING, home_default=".copilot",
+    on_read=OnRead((), "project-root", True),
+    budget=Budget(4000, "per-file", "truncate"),
+    sources=(SourceRef("agent-profiles.md §5 (docs)",
+                       "github/docs custom-instructions @0afe69c8, @27958cad;"
+                       " code.visualstudio.com custom-instructions reference"),),
+)
+GEMINI = AgentProfile(
+    id="gemini@0.56.0", display="Gemini CLI", title="Gemini CLI 0.56.0 (@5411f113)",
+    named_files=(NamedFile("GEMINI.md"),), rules_dirs=(),
+    home_roots=(HomeRoot("agent-home", rules_dir=None),),
+    boundary="marker", boundary_markers=(".git",), gitignore=False, frontmatter="verbatim",
+    renderers=("gemini-context",), wording=_NO_WORDING, home_env="GEMINI_CLI_HOME",
+    home_default=".gemini", executable="gemini",
+    trust=TrustRule("gemini-trusted-folders", command="trust the folder when Gemini CLI asks",
+                    store="trustedFolders.json"),
+    on_read=OnRead(("GEMINI.md",), "project-root", False), imports=Imports("@path", 5),
+    sources=(SourceRef("agent-profiles.md §2",
+                       "google-gemini/gemini-cli @5411f113 packages/core/src/utils/"
+                       "memoryDiscovery.ts, memoryImportProcessor.ts (+ tests)"),),
+)
+BOOST = AgentProfile(
+    id="boost@2.5.5", display="Laravel Boost", title="Laravel Boost project rules (@8d8cb703)",
+    named_files=(NamedFile(".ai/rules/index.md"),),
+    rules_dirs=(RulesDir(".ai/rules"), RulesDir(".ai/rules/boost")), home_roots=(),
+    boundary="cwd", gitignore=False, frontmatter="scope", renderers=(),
+    wording=_NO_WORDING, home_default=".ai",
+    sources=(SourceRef("agent-profiles.md §6",
+                       "laravel/boost @8d8cb703 src/Rules/RuleRepository.php,"
+                       " RuleFrontmatter.php (+ tests)"),),
+)
+#: The non-Grok rows, in the side-by-side column order.
+OTHER_AGENTS: tuple[AgentProfile, ...] = (CLAUDE, CODEX, CURSOR, COPILOT, GEMINI, BOOST)
+
 #: Every known profile. Append rows here (and to docs/agents.md); nothing else lists them.
-PROFILES: tuple[AgentProfile, ...] = (GROK_1_0_6, GROK_1_0_45)
+PROFILES: tuple[AgentProfile, ...] = (GROK_1_0_6, GROK_1_0_45, *OTHER_AGENTS)
 
 #: What ``--agent`` means when not given.
 DEFAULT_AGENT = "grok"
