@@ -7,8 +7,9 @@ stable, one commit) and ``DEST/home`` (use it as ``HOME``; ``DEST/home/.grok`` i
 ``GROK_HOME``). The repository's ``.gitignore`` is stored here as ``gitignore`` so that it
 does not hide ``CLAUDE.local.md`` from RuleLens' own repository. The home trusts the
 repository for Gemini CLI (``~/.gemini/trustedFolders.json``; folder trust is on by default
-there), so ``rulelens chain --agent all`` shows what each agent loads once the user has
-said yes. Rebuilding replaces DEST.
+there) and for Grok (``~/.grok/trusted_folders.toml``, as ``grok --trust`` records it), so
+``rulelens chain --agent all`` shows what each agent loads once the user has said yes.
+Rebuilding replaces DEST.
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ def build(dest: str) -> dict[str, str]:
     with open(os.path.join(gemini, "trustedFolders.json"), "w", encoding="utf-8") as fh:
         json.dump({repo: "TRUST_FOLDER"}, fh, indent=2)
         fh.write("\n")
+    # Grok >= 1.0.45 loads project instructions only in a trusted folder: the demo user
+    # has said yes once (`grok --trust`). Delete the file to see the untrusted view.
+    grok_home = os.path.join(home, ".grok")
+    os.makedirs(grok_home, exist_ok=True)
+    with open(os.path.join(grok_home, "trusted_folders.toml"), "w", encoding="utf-8") as fh:
+        fh.write(f'[folders.{json.dumps(os.path.realpath(repo))}]\ntrusted = true\n'
+                 "decided_at = 1759190400\n")
     git("init", "-q", "-b", "main")
     git("remote", "add", "origin", ORIGIN)
     git("add", "-A")

@@ -19,6 +19,8 @@ from urllib.parse import unquote, urlsplit
 
 from rulelens.agents.compat import BASE_FILENAMES, CLAUDE_FILENAMES
 from rulelens.agents.fs import canonical, is_within
+from rulelens.agents.profiles import AgentProfile, UnknownAgent
+from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.view import AgentView
 from rulelens.lsp.agentviews import AgentViews, enabled_agents
 from rulelens.rules import AgentEnvironment, AgentsMdTracker, Chain, ConfigError, Resolver
@@ -83,12 +85,15 @@ class Session:
     settings: Mapping[str, Any] = field(default_factory=dict)
     config_error: str | None = None
     resolver: Resolver | None = None
+    #: The ``agent`` setting: the Grok profile the chain views show (``grok`` = newest).
+    agent_setting: str | None = None
     _open: dict[str, str] = field(default_factory=dict)
     _counts: dict[str, tuple[int, bool]] = field(default_factory=dict)
     _splits: dict[tuple[str, str], TrackerSplit] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     #: Every enabled agent's view per (agent, start directory, file); cleared with the rest.
     agent_view_cache: AgentViews = field(init=False)
+    _lint_resolver: Resolver | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.agent_view_cache = AgentViews(self.environ)
@@ -108,8 +113,30 @@ class Session:
             return
         with self._lock:
             self.config_error = None
-            self.resolver = Resolver(env)
+            self.resolver = Resolver(env, self.profile())
+            self._lint_resolver = None
             self._forget()
+
+    def profile(self) -> AgentProfile:
+        """The profile the ``agent`` setting names; an unknown id falls back to the default
+        (the server logs it once, see :meth:`apply_settings`)."""
+        try:
+            return agent_profile(self.agent_setting)
+        except UnknownAgent:
+            return agent_profile(None)
+
+    @property
+    def lint_resolver(self) -> Resolver | None:
+        """The resolver lint diagnostics reason with: the same profile, in a trusted folder
+        (trust belongs to the user's machine, not to the repository). The chain resolver
+        itself when the profile has no trust gate."""
+        with self._lock:
+            resolver = self.resolver
+            if resolver is None or resolver.profile.trust is None:
+                return resolver
+            if self._lint_resolver is None or self._lint_resolver.env is not resolver.env:
+                self._lint_resolver = Resolver(resolver.env, resolver.profile, "trusted")
+            return self._lint_resolver
 
     @property
     def env(self) -> AgentEnvironment | None:
@@ -118,8 +145,11 @@ class Session:
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
         """Forget cached chains (for ``paths``' directories, or everything)."""
         with self._lock:
+            listed = None if paths is None else list(paths)
             if self.resolver is not None:
-                self.resolver.invalidate(None if paths is None else list(paths))
+                self.resolver.invalidate(listed)
+            if self._lint_resolver is not None:
+                self._lint_resolver.invalidate(listed)
             self._forget()
 
     def _forget(self) -> None:
@@ -135,6 +165,8 @@ class Session:
         dirs = [home, grok_home, os.path.join(grok_home, "rules")]
         for vendor in (".claude", ".cursor"):
             dirs += [os.path.join(home, vendor), os.path.join(home, vendor, "rules")]
+        if env is not None and self.resolver is not None and self.resolver.profile.extra_rule_dirs:
+            dirs += list(env.extra_rule_dirs)  # configured rules directories
         return dirs
 
     def config_path(self) -> str:
@@ -163,10 +195,24 @@ class Session:
         if not isinstance(section, Mapping):
             return
         value = section.get("agentCwd")
+        agent = section.get("agent")
+        agent = agent.strip() if isinstance(agent, str) and agent.strip() else None
         with self._lock:
             self.settings = dict(section)
             self.agent_cwd_setting = value if isinstance(value, str) and value.strip() else None
             self._splits.clear()
+            changed = agent != self.agent_setting
+            self.agent_setting = agent
+        if changed:
+            self.reload_environment()
+
+    def agent_problem(self) -> str | None:
+        """Why the ``agent`` setting is not used, if it is not."""
+        try:
+            agent_profile(self.agent_setting)
+        except UnknownAgent as exc:
+            return f"rulelens.agent: {exc}; using {agent_profile(None).id}"
+        return None
 
     def lint_config(self) -> Mapping[str, Any]:
         """The ``lint`` settings section (``{"disable": [...]}``), as the client sent it."""

@@ -32,16 +32,40 @@ def _link(path: str, base: str | None) -> str:
     return f"[{label}]({pathlib.Path(path).as_uri()})"
 
 
+# ---------------------------------------------------------------- folder trust
+def trust_command(chain: Chain) -> str:
+    """The command that grants trust (``grok --trust``), from the profile."""
+    from rulelens.agents.profiles import profile
+
+    rule = profile(chain.agent).trust
+    return rule.command if rule is not None else ""
+
+
+def trust_note(chain: Chain) -> str | None:
+    """One line when folder trust withholds files, with the command that changes it."""
+    if chain.trust is None or not chain.trust.withholds:
+        return None
+    n = len(chain.withheld)
+    state = "not trusted" if chain.trust.state == "untrusted" else "not trusted yet"
+    return (f"Folder {state}: {n} project file{'' if n == 1 else 's'} withheld; run"
+            f" `{trust_command(chain)}` here to load {'it' if n == 1 else 'them'}")
+
+
 # ------------------------------------------------------------------ code lens
 def chain_lens_title(chain: Chain) -> str:
-    """``4 rules · deepest: src/AGENTS.md · 2 skipped`` (count of loaded files first)."""
+    """``4 rules · deepest: src/AGENTS.md · 2 skipped`` (count of loaded files first);
+    with files withheld by folder trust, ``1 rule (+4 after trust) · ... · grok --trust``."""
     n = len(chain.files)
-    parts = [f"{n} rule{'' if n == 1 else 's'}"]
+    withheld = len(chain.withheld) if chain.trust is not None and chain.trust.withholds else 0
+    parts = [f"{n} rule{'' if n == 1 else 's'}"
+             + (f" (+{withheld} after trust)" if withheld else "")]
     deepest = chain.deepest()
     if deepest is not None:
         parts.append(f"deepest: {display_path(deepest.path, _base(chain))}")
     if chain.skipped:
         parts.append(f"{len(chain.skipped)} skipped")
+    if withheld:
+        parts.append(f"untrusted folder: {trust_command(chain)}")
     return " · ".join(parts)
 
 
@@ -71,6 +95,7 @@ _REASONS = {
     SkipReason.UNRECOGNIZED_NAME: "Grok does not read this name",
     SkipReason.DUPLICATE: "duplicate of a file that already loads",
     SkipReason.IGNORE_UNCHECKED: "its patterns could not all be applied",
+    SkipReason.UNTRUSTED_FOLDER: "the folder is not trusted (grok --trust)",
 }
 
 
@@ -84,11 +109,14 @@ def chain_hover(chain: Chain, split: TrackerSplit | None) -> str:
     base = _base(chain)
     out = [f"**RuleLens** · an agent started in `{_dir_label(chain.cwd, base)}` loads"
            f" {len(chain.files)} instruction file{'' if len(chain.files) == 1 else 's'}", ""]
+    note = trust_note(chain)
+    if note is not None:
+        out += [f"> **{_md(note)}.** {_md(chain.trust.reason if chain.trust else '')}", ""]
     if chain.files:
         out += ["| # | file | role | kind | size | ~tokens |",
                 "|--:|:--|:--|:--|--:|--:|"]
         for f in chain.files:
-            out.append(f"| {f.precedence} | {_link(f.path, base)} | {f.role} | {f.kind} |"
+            out.append(f"| {f.precedence} | {_link(f.path, base)} | {f.source} | {f.kind} |"
                        f" {byte_size(f.bytes)} | {f.tokens} |")
         out.append(f"| | **total** | | | **{byte_size(chain.total_bytes)}** |"
                    f" **{chain.total_tokens}** |")
@@ -141,6 +169,9 @@ def chain_payload(chain: Chain, split: TrackerSplit | None) -> dict[str, Any]:
     """``rulelens chain --json`` for the file, plus ``tracker`` (docs/protocol.md)."""
     data = chain.to_json()
     data["tracker"] = split.to_json() if split is not None else None
+    note = trust_note(chain)
+    if note is not None:
+        data["trustNote"] = note
     return data
 
 

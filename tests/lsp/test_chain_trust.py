@@ -1,0 +1,112 @@
+"""Folder trust and the `rulelens.agent` setting as the editor sees them (issue 12).
+
+The demo home trusts the demo repository; these tests delete that grant (or choose
+grok@1.0.6) and check the lens, the hover, the chain payload and the rule-file lens.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from rulelens.lsp import protocol
+from rulelens.lsp.session import Session
+
+from .conftest import (
+    Demo,
+    cli_json,
+    hover,
+    lenses,
+    open_doc,
+    request,
+    start_client,
+    stop_client,
+    waiter,
+)
+
+DEEP = "src/app/handlers/orders.py"
+NOTE = "Folder not trusted yet: 5 project files withheld; run `grok --trust` here to load them"
+
+
+def _untrust(demo: Demo) -> None:
+    (demo.grok_home / "trusted_folders.toml").unlink()
+
+
+async def test_untrusted_demo_lens_hover_and_payload(demo: Demo) -> None:
+    _untrust(demo)
+    client = await start_client(demo.env, [demo.repo], "visual-studio-code")
+    try:
+        uri = demo.uri(DEEP)
+        open_doc(client, uri, language="python")
+        got = await lenses(client, uri)
+        assert got is not None and got[0].command is not None
+        assert got[0].command.title == (
+            "2 rules (+5 after trust) · deepest: ~/.claude/CLAUDE.md · 11 skipped"
+            " · untrusted folder: grok --trust")
+        shown = await hover(client, uri, 0, 0)
+        assert shown is not None and isinstance(shown.contents, types.MarkupContent)
+        assert f"> **{NOTE}.**" in shown.contents.value
+        payload = await request(client, protocol.CHAIN, {"uri": uri})
+        assert payload.pop("trustNote") == NOTE
+        payload.pop("tracker")
+        assert payload == cli_json(demo, demo.deep_file)
+        assert payload["trust"]["state"] == "undecided"
+        assert sum(s["reason"] == "untrusted-folder" for s in payload["skipped"]) == 5
+        agents_md = demo.uri("AGENTS.md")
+        open_doc(client, agents_md)
+        rule = await lenses(client, agents_md)
+        assert rule is not None and any(
+            lens.command is not None and lens.command.title
+            == "Not loaded: the folder is not trusted (grok --trust)" for lens in rule)
+    finally:
+        await stop_client(client)
+
+
+async def test_agent_setting_chooses_the_profile(demo: Demo) -> None:
+    _untrust(demo)
+    client = await start_client(demo.env, [demo.repo], "neovim",
+                                options={"agent": "grok@1.0.6"})
+    try:
+        uri = demo.uri(DEEP)
+        open_doc(client, uri, language="python")
+        payload = await request(client, protocol.CHAIN, {"uri": uri})
+        assert payload["agent"] == "grok@1.0.6" and "trust" not in payload
+        assert len(payload["files"]) == 7 and "trustNote" not in payload
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"rulelens": {"agent": "grok"}}))
+        again = await request(client, protocol.CHAIN, {"uri": uri})
+        assert again["agent"] == "grok@1.0.45" and len(again["files"]) == 2
+    finally:
+        await stop_client(client)
+
+
+async def _diagnostics(demo: Demo, rel: str) -> list[str]:
+    client = await start_client(demo.env, [demo.repo], "visual-studio-code")
+    try:
+        uri = demo.uri(rel)
+        published = waiter(client, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        open_doc(client, uri)
+        await published
+        return sorted(f"{d.code} {d.message}" for d in client.diagnostics.get(uri, []))
+    finally:
+        await stop_client(client)
+
+
+async def test_lint_diagnostics_are_the_trusted_folders(demo: Demo) -> None:
+    trusted = await _diagnostics(demo, "AGENTS.md")
+    _untrust(demo)
+    assert await _diagnostics(demo, "AGENTS.md") == trusted
+    assert not any("trust" in d.lower() for d in trusted)
+
+
+def test_the_lint_resolver_sees_a_trusted_folder(demo: Demo) -> None:
+    _untrust(demo)
+    session = Session(environ=demo.env)
+    assert session.resolver is not None and session.lint_resolver is not None
+    cwd = str(demo.deep_file.parent)
+    shown = session.resolver.resolve(cwd)
+    assert len(shown.withheld) == 5 and len(shown.files) == 2
+    linted = session.lint_resolver.resolve(cwd)
+    assert linted.withheld == () and len(linted.files) == 7
+    assert linted.trust is not None and linted.trust.state == "trusted"
+    old = Session(environ=demo.env, agent_setting="grok@1.0.6")
+    assert old.lint_resolver is old.resolver  # no trust gate: one resolver
