@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from rulelens.lsp.session import RuleStatus, TrackerSplit
-from rulelens.present import byte_size, display_path
+from rulelens.present import byte_size, display_path, printable_data
 from rulelens.rules import Chain, SkipReason, render
 
 
@@ -172,7 +172,8 @@ def chain_payload(chain: Chain, split: TrackerSplit | None) -> dict[str, Any]:
     note = trust_note(chain)
     if note is not None:
         data["trustNote"] = note
-    return data
+    shown: dict[str, Any] = printable_data(data)  # a name not in UTF-8 reads as \xff
+    return shown
 
 
 def render_payload(chain: Chain) -> dict[str, Any]:
