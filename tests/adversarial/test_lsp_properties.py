@@ -64,6 +64,15 @@ JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
                     max_leaves=12)
 
 
+def test_every_custom_request_and_command_has_a_param_shape() -> None:
+    """The shapes are what turns bad params into InvalidParams before a handler runs."""
+    commands = create_server({"HOME": "/nonexistent"}).protocol.fm.commands
+    assert [m for m in REQUESTS if m.startswith("rulelens/")
+            and m not in protocol.REQUEST_PARAMS] == []
+    assert sorted(set(commands) - set(protocol.COMMAND_ARGUMENTS)) == []
+    assert set(protocol.CUSTOM_REQUESTS) <= set(REQUESTS)
+
+
 def templates(uri: str, root: str) -> dict[str, Any]:
     """Valid params for each method (the seed the near-valid params mutate)."""
     doc = {"uri": uri}
@@ -76,7 +85,9 @@ def templates(uri: str, root: str) -> dict[str, Any]:
                                           "context": {"diagnostics": []}},
         types.WORKSPACE_EXECUTE_COMMAND: {"command": protocol.SHOW_CHAIN, "arguments": [uri]},
         types.INITIALIZE: {"capabilities": {}},
-        protocol.CHAIN: doc, protocol.RENDER: doc, protocol.SERVER_STATUS: {},
+        protocol.CHAIN: {**doc, "agent": "grok"}, protocol.RENDER: doc,
+        protocol.AGENTS_FOR_FILE: {**doc, "agents": ["grok", "claude"]},
+        protocol.SERVER_STATUS: {},
         protocol.MEMORY_SEARCH: {"query": "tests", "workspaceUri": root},
         protocol.MEMORY_STATUS: {"workspaceUri": root},
         protocol.MEMORY_CHUNKS: {"path": "/etc/passwd"},
