@@ -92,12 +92,17 @@ function S.format(name, chain, cols)
   end
   local base = (chain.git_root ~= vim.NIL and chain.git_root) or chain.cwd
   add("cwd: " .. rel(chain.cwd, base) .. "   root: " .. vim.fn.fnamemodify(base, ":~"))
+  if chain.trustNote and chain.trustNote ~= vim.NIL then
+    -- Folder trust withholds project files: one line, with the command that changes it.
+    for _, l in ipairs(S.wrap("! " .. chain.trustNote, cols or 64, "  ")) do add(l) end
+  end
   add("")
   local total = 0
   add(("Loaded (%d), first to last; the last wins:"):format(#chain.files))
   for _, f in ipairs(chain.files) do
     total = total + f.tokens
-    add(("%3d  %-7s %-5s %s  ~%d tok"):format(f.precedence, f.role, f.kind,
+    local source = (f.source and f.source ~= vim.NIL) and f.source or f.role
+    add(("%3d  %-7s %-5s %s  ~%d tok"):format(f.precedence, source, f.kind,
       rel(f.path, base), f.tokens), f.path)
   end
   add(("     total ~%d tokens"):format(total))
