@@ -9,6 +9,7 @@ and drops findings switched off by configuration or an inline directive.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -53,8 +54,29 @@ class Context:
         off = self.doc.disabled
         if code in off or "*" in off:
             return
-        self.findings.append(Finding(code, self.config.severity_of(code), message, range,
-                                     self.doc.path, tuple(related), fixes))
+        self.findings.append(Finding(code, self.config.severity_of(code),
+                                     self.relative(message), range, self.doc.path,
+                                     tuple(related), fixes))
+
+    def relative(self, message: str) -> str:
+        """``message`` with the repository's absolute paths made repository-relative (and
+        the home directory written ``~``), so output compares across machines."""
+        if os.sep not in message:
+            return message
+        for base in self._bases:
+            message = message.replace(base + os.sep, "")
+            message = re.sub(re.escape(base) + r"(?![\w.-])", ".", message)
+        home = os.path.expanduser("~")
+        if len(home) > 1:
+            message = message.replace(home + os.sep, "~" + os.sep)
+        return message
+
+    @cached_property
+    def _bases(self) -> tuple[str, ...]:
+        root = self.git_root
+        if not root:
+            return ()
+        return tuple(dict.fromkeys((root.rstrip(os.sep), canonical(root).rstrip(os.sep))))
 
     def has(self, code: str) -> bool:
         return any(f.code == code for f in self.findings)

@@ -114,7 +114,9 @@ def to_sarif(findings: Sequence[Finding], base: str) -> dict[str, Any]:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "rulelens", "version": __version__, "rules": rules}},
-            "originalUriBaseIds": {"SRCROOT": {"uri": Path(base).resolve().as_uri() + "/"}},
+            # No machine path: SRCROOT is wherever the repository is checked out.
+            "originalUriBaseIds": {"SRCROOT": {"description": {
+                "text": "The directory `rulelens lint` ran in."}}},
             "results": results,
         }],
     }
