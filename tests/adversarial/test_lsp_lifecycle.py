@@ -93,7 +93,9 @@ def test_lifecycle_misuse(workspace: tuple[pathlib.Path, dict[str, str]],
         assert s.error_code(protocol.CHAIN, {"uri": "file:///x"}) == NOT_INITIALIZED
         assert s.error_code("shutdown") == NOT_INITIALIZED
         s.open(repo / "src" / "f0.py")                       # dropped, not remembered
-        s.initialize(repo)                                   # shutdown did not wedge it
+        assert s.error_code("initialize", {}) == INVALID_PARAMS   # no capabilities
+        assert s.error_code("initialize", {"capabilities": 5}) == INVALID_PARAMS
+        s.initialize(repo)                       # neither shutdown nor those wedged it
         status = s.result(protocol.SERVER_STATUS)
         assert status["documents"]["open"] == 0
         # A second initialize is refused; the server keeps serving.
