@@ -158,3 +158,18 @@ def test_memory_search_json_is_valid_utf8_whatever_the_bytes(tree: Tree) -> None
         assert_clean(done)
         assert done.returncode == 0, done.stderr.decode()
         json.loads(done.stdout.decode("utf-8"))
+
+
+def test_sparse_hundred_gigabyte_agents_md_is_bounded(tree: Tree) -> None:
+    """A regular file can be endless too (a sparse file costs no disk): RuleLens holds at
+    most its bound and says so, instead of reading until MemoryError."""
+    with open(tree.repo / "AGENTS.md", "wb") as fh:
+        fh.truncate(100 * 1024**3)
+    (tree.repo / "CLAUDE.md").write_text("small\n")
+    chain = tree.chain()
+    assert [os.path.basename(f["path"]) for f in chain["files"]] == ["CLAUDE.md"]
+    reason, detail = tree.reasons(chain)["repo/AGENTS.md"]
+    assert reason == "unreadable" and str(100 * 1024**3) in detail
+    done = tree.run("lint", "--format", "json", str(tree.repo / "AGENTS.md"))
+    assert_clean(done)
+    assert "RL203" in {f["code"] for f in json.loads(done.stdout)}
