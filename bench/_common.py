@@ -20,12 +20,15 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def start_server(client: LanguageClient, repo: Path, env: dict[str, str],
-                       capabilities: types.ClientCapabilities) -> None:
-    """Start ``rulelens serve`` with ``env`` and initialise it on the one folder ``repo``."""
+                       capabilities: types.ClientCapabilities,
+                       options: dict[str, object] | None = None) -> None:
+    """Start ``rulelens serve`` with ``env`` and initialise it on the one folder ``repo``
+    (``options``: the ``rulelens`` settings section, e.g. ``{"agents": "all"}``)."""
     await client.start_io(sys.executable, "-m", "rulelens", "serve", env=env)
     await client.initialize_async(types.InitializeParams(
         capabilities=capabilities, root_uri=repo.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=repo.as_uri(), name="repo")]))
+        workspace_folders=[types.WorkspaceFolder(uri=repo.as_uri(), name="repo")],
+        initialization_options=options))
     client.initialized(types.InitializedParams())
 
 

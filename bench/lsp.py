@@ -102,8 +102,10 @@ async def timed(fn: Callable[[], Awaitable[object]]) -> float:
 
 
 class Session:
-    def __init__(self, repo: Path, env: dict[str, str]) -> None:
+    def __init__(self, repo: Path, env: dict[str, str], agents: str = "all") -> None:
         self.repo, self.env = repo, env
+        self.options: dict[str, object] = {"agents": agents if agents == "all"
+                                           else agents.split(",")}
         self.client = LanguageClient("rulelens-bench", "0")
 
         @self.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
@@ -115,7 +117,7 @@ class Session:
             return None
 
     async def __aenter__(self) -> Session:
-        await start_server(self.client, self.repo, self.env, CAPS)
+        await start_server(self.client, self.repo, self.env, CAPS, self.options)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -205,8 +207,8 @@ async def cycle(s: Session, path: Path) -> None:
 
 
 async def measure(kind: str, repo: Path, env: dict[str, str], files: list[Path],
-                  results: dict[str, list[float]]) -> tuple[float, float]:
-    async with Session(repo, env) as s:
+                  results: dict[str, list[float]], agents: str) -> tuple[float, float]:
+    async with Session(repo, env, agents) as s:
         results.setdefault("null", []).extend(await s.null())
         seen_dirs: set[Path] = set()
         uris = []
@@ -231,6 +233,10 @@ def main() -> int:
     parser.add_argument("--dirs", type=int, default=400)
     parser.add_argument("--cycles", type=int, default=8000)
     parser.add_argument("--keep", help="build the repository here and keep it")
+    parser.add_argument("--agents", default="all",
+                        help="the rulelens.agents setting: `all` (default: every profile, so"
+                             " the per-agent lens and hover table are computed) or a comma list"
+                             " (`grok` measures Grok alone)")
     parser.add_argument("--startup", action="store_true",
                         help="only the start-up section (bench/_startup.py): initialize and "
                              "first code lens on the demo vs python -c pass")
@@ -250,7 +256,8 @@ def main() -> int:
                "XDG_CONFIG_HOME": str(base / "xdg"), "XDG_CACHE_HOME": str(base / "xdg")}
         print(f"repository: {repo} ({len(files)} files opened)")
         results: dict[str, list[float]] = {}
-        sessions = [asyncio.run(measure(kind, repo, env, files, results))
+        print(f"agents enabled: {args.agents}")
+        sessions = [asyncio.run(measure(kind, repo, env, files, results, args.agents))
                     for kind in ("lens", "hover")]
         rss = [peak for peak, _ in sessions]
         cyc = asyncio.run(cycles(repo, env, cycle_files[:warm_n], cycle_files[warm_n:]))

@@ -62,6 +62,12 @@ class AgentViews:
         out.sort(key=lambda v: ORDER.index(family(v.agent)) if family(v.agent) in ORDER else 99)
         return out
 
+    def forget(self, path: str) -> None:
+        """Drop every view of ``path`` (its document closed: nothing of it may remain)."""
+        with self._lock:
+            for key in [k for k in self._cache if k[2] == path]:
+                del self._cache[key]
+
     def size(self) -> int:
         with self._lock:
             return len(self._cache)

@@ -131,6 +131,7 @@ class RuleLensServer(LanguageServer):
             return {"open": len(self.session.open_documents()),
                     "fingerprints": len(self.fingerprints), "findings": len(self.findings),
                     "lintTimers": len(self._lint_timers),
+                    "agentViews": self.session.agent_view_cache.size(),
                     "textDocuments": len(self.workspace.text_documents),
                     "pendingRequests": len(self.protocol._request_futures)}
 

@@ -259,7 +259,9 @@ class Session:
 
     def close(self, uri: str) -> None:
         with self._lock:
-            self._open.pop(uri, None)
+            path = self._open.pop(uri, None)
+        if path is not None:
+            self.agent_view_cache.forget(path)
 
     def opened(self, uri: str) -> str | None:
         """The path of an open, allowed document; ``None`` for anything else."""

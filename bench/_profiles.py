@@ -1,0 +1,92 @@
+"""Per-profile lookups for ``bench/chain.py``: every agent's view of one file per directory.
+
+For a sample of directories, a file in each, and the session started at the repository
+root (the editor's default), it times per agent:
+
+* ``cold``  the view computed from nothing (Grok: a fresh Resolver; the others' modules
+            keep no state, so every call is cold);
+* ``warm``  the language server's per-(agent, start, file) cache answering again
+            (:class:`rulelens.lsp.agentviews.AgentViews`).
+
+The baseline is the same run's bare ``os.stat`` of that agent's candidate names in each
+directory from the root to the file (``stat``), so the ratios compare like with like.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import time
+from collections.abc import Callable
+
+from rulelens.agents.registry import MARKERS, ORDER
+from rulelens.lsp.agentviews import AgentViews
+from rulelens.rules import AgentEnvironment, Chain, Resolver
+from rulelens.rules.perfile import views_for_file
+
+#: Names each agent probes per directory (for the stat baseline).
+PROBES: dict[str, tuple[str, ...]] = {
+    "grok": ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", ".grok/rules", ".claude/rules",
+             ".cursor/rules"),
+    **MARKERS,
+}
+
+
+def _stat(paths: list[str]) -> float:
+    t0 = time.perf_counter()
+    for p in paths:
+        with contextlib.suppress(OSError):
+            os.stat(p)
+    return time.perf_counter() - t0
+
+
+def _chain_dirs(root: str, directory: str) -> list[str]:
+    rel = os.path.relpath(directory, root)
+    parts = [] if rel == "." else rel.split(os.sep)
+    return [os.path.join(root, *parts[:i]) for i in range(len(parts) + 1)]
+
+
+def report(repo: str, env: dict[str, str], dirs: list[str], sample: int,
+           new_resolver: Callable[[], Resolver]) -> dict[str, tuple[float, float, float]]:
+    """Prints and returns ``{agent: (cold median ms, warm median ms, cold/stat)}``."""
+    picked = dirs[:: max(1, len(dirs) // sample)][:sample]
+    files = []
+    for d in picked:
+        names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n)))
+        if names:
+            files.append(os.path.join(d, names[0]))
+    AgentEnvironment.from_env(env)  # the same environment the chains use
+    shared = new_resolver()
+
+    def resolve(cwd: str) -> Chain:
+        return shared.resolve(cwd)
+
+    out: dict[str, tuple[float, float, float]] = {}
+    print(f"\nper-profile views of one file in each of {len(files)} directories,"
+          " session started at the repository root")
+    print(f"{'agent':<9}{'cold ms':>10}{'cold p95':>10}{'warm ms':>10}{'stat ms':>10}"
+          f"{'cold/stat':>11}")
+    for agent in ORDER:
+        cold: list[float] = []
+        stat: list[float] = []
+        cache = AgentViews(env)
+        for f in files:
+            probes = [os.path.join(d, n) for d in _chain_dirs(repo, os.path.dirname(f))
+                      for n in PROBES[agent]]
+            stat.append(min(_stat(probes) for _ in range(3)))
+            fresh = new_resolver() if agent == "grok" else shared
+            t0 = time.perf_counter()
+            views_for_file(f, repo, [agent], env, fresh.resolve)
+            cold.append(time.perf_counter() - t0)
+            cache.views(f, repo, [agent], resolve)
+        warm: list[float] = []
+        for f in files:
+            t0 = time.perf_counter()
+            cache.views(f, repo, [agent], resolve)
+            warm.append(time.perf_counter() - t0)
+        c, w, s = (statistics.median(x) * 1e3 for x in (cold, warm, stat))
+        p95 = statistics.quantiles(cold, n=20)[-1] * 1e3
+        out[agent] = (c, w, c / s if s else float("inf"))
+        print(f"{agent:<9}{c:>10.3f}{p95:>10.3f}{w:>10.4f}{s:>10.4f}{c / s:>10.1f}x")
+    return out
