@@ -142,9 +142,13 @@ def test_name_that_is_not_utf8_is_escaped_in_views_and_lossy_in_render(tree: Tre
     text = done.stdout.decode("utf-8")
     # The agent's Path::display: each byte that is not UTF-8 becomes U+FFFD.
     assert f"## From: {tree.repo}/.grok/rules/\ufffd\ufffd.md\nFrom a badly" in text
-    done = tree.run("lint", "--format", "json", str(tree.repo))
-    assert_clean(done)
-    json.loads(done.stdout)
+    bad.write_text("---\nbroken: [\n---\nFrom a badly named file.\n")   # a lint finding
+    for fmt, shown in (("text", "rules/\\xff\\xfe.md:3:1"), ("json", "rules/\\\\xff\\\\xfe.md"),
+                       ("sarif", "rules/%FF%FE.md"), ("github", "rules/\\xff\\xfe.md")):
+        done = tree.run("lint", "--format", fmt, str(tree.repo))
+        assert_clean(done)
+        assert done.returncode == 1, (fmt, done.stderr.decode())
+        assert shown in done.stdout.decode("utf-8"), (fmt, done.stdout.decode())
 
 
 def test_memory_search_json_is_valid_utf8_whatever_the_bytes(tree: Tree) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from rulelens import __version__
+from rulelens.agents.safeio import printable
 from rulelens.lint.model import Finding
 from rulelens.lint.registry import BY_CODE, CHECKS
 from rulelens.present import json_text
@@ -23,6 +24,11 @@ _LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"
 
 
 def display_path(path: str, base: str) -> str:
+    """``path`` relative to ``base`` when inside it; bytes that are not UTF-8 as ``\\xff``."""
+    return printable(_relative(path, base))
+
+
+def _relative(path: str, base: str) -> str:
     try:
         rel = os.path.relpath(path, base)
     except ValueError:
@@ -124,11 +130,11 @@ def to_sarif(findings: Sequence[Finding], base: str) -> dict[str, Any]:
 
 def _location(path: str, line: int, col: int, end_line: int, end_col: int,
               base: str) -> dict[str, Any]:
-    rel = display_path(path, base)
+    rel = _relative(path, base)  # a URI percent-encodes the name's bytes, whatever they are
     if os.path.isabs(rel):
         artifact: dict[str, Any] = {"uri": Path(rel).as_uri()}
     else:
-        artifact = {"uri": quote(Path(rel).as_posix()), "uriBaseId": "SRCROOT"}
+        artifact = {"uri": quote(os.fsencode(Path(rel).as_posix())), "uriBaseId": "SRCROOT"}
     region = {"startLine": line + 1, "startColumn": col + 1, "endLine": end_line + 1,
               "endColumn": end_col + 1}
     return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
