@@ -7,8 +7,9 @@
   judged conservatively: globs, placeholders, negative examples ("do not create `x`"),
   build outputs and gitignored paths are never reported;
 * ``npm|pnpm|yarn|bun run X`` against the nearest ``package.json`` and the repository
-  root's, and ``make X`` (in code) against the nearest ``Makefile`` (RL506): "not defined
-  in <file>", never a guess.
+  root's, and ``make X`` against the nearest ``Makefile``, both where written as code (a
+  code span or fence; "make sure" is prose) (RL506): "not defined in <file>", never a
+  guess.
 
 Every reference is evaluated from the directory the agent reads the file in (its spelled
 path) and, for a file reached through a symlink, from its real location too: a link that
@@ -53,10 +54,13 @@ def run(ctx: Context) -> None:
     if kind == "other":
         return
     text = doc.text
+    # One-character tests run at memchr speed; multi-character searches of every text
+    # would cost more than the checks (a thousand files of prose have none of these).
     has_at = kind in _IMPORT_KINDS and "@" in text
-    has_link = "](" in text
-    has_span = "`" in text
-    has_script = "run " in text or "make " in text
+    has_link = "]" in text and "](" in text
+    has_code = "`" in text or "~" in text
+    has_span = has_code and "`" in text
+    has_script = has_code  # commands are judged only where written as code
     if not (has_at or has_link or has_span or has_script):
         return  # the usual case for prose: one C-level search each
     scan = _Scan(ctx)
@@ -206,6 +210,8 @@ class _Scan:
     # ----------------------------------------------------------------- commands
     def commands(self) -> None:
         for m in _SCRIPT.finditer(self.text, self.start):
+            if not (self.in_fence(m.start()) or self.in_span(m.start())):
+                continue  # only commands written as code are judged
             tool, script = m.group(1), m.group(2)
             manifests = _package_jsons(self.spelled_dir, self.root)
             if not manifests:
