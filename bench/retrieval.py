@@ -314,8 +314,8 @@ def calibrate(ds: DataSet, embedder: object | None) -> None:
     print("\ncut-off sweep (memory set): weak_cosine weak_coverage -> unrelated-empty,"
           " labelled queries with a result, nDCG@10 of the user view")
     labelled = [q for q in ds.queries if q.gains]
-    for cos in (0.35, 0.40, 0.45, 0.50, 0.55):
-        for cov in (0.5, 0.6, 0.7, 0.8, 1.01):
+    for cos in (0.25, 0.30, 0.35, 0.40, 0.45):
+        for cov in (0.34, 0.4, 0.5, 0.6, 1.01):
             s = replace(BestSettings(), weak_cosine=cos, weak_coverage=cov)
             r = best_ranker(ds, embedder, s)
             unrelated = [q for q in ds.queries if not q.gains]

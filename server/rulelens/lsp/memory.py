@@ -38,6 +38,7 @@ from rulelens.lsp import protocol
 from rulelens.lsp.watch import MemoryWatcher
 
 if TYPE_CHECKING:
+    from rulelens.lsp.memory_people import PeopleMemory
     from rulelens.lsp.server import RuleLensServer
     from rulelens.memory.service import IndexOutcome, MemoryService
     from rulelens.memory.workspace import MemoryLocation
@@ -173,6 +174,8 @@ class MemoryFeature:
         #: Workspaces whose embeddings were brought up to date since the last change.
         self._embedded: set[str] = set()
         self._embedding: dict[str, asyncio.Task[None]] = {}
+        #: rank/explain/transcripts/context/manifests (lsp/memory_people.py), set by register.
+        self.people: PeopleMemory = None  # type: ignore[assignment]
 
     # ---------------------------------------------------------------- settings
     def client_settings(self) -> dict[str, object]:
@@ -318,14 +321,19 @@ class MemoryFeature:
                     "removed": list(sync.deleted_paths)})
 
     def close(self) -> None:
+        if self.people is not None:
+            self.people.close()
         self.stop_watcher()
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.jobs.shutdown(wait=False, cancel_futures=True)
 
 
 def register(server: RuleLensServer) -> MemoryFeature:
+    from rulelens.lsp import memory_people
+
     feature = MemoryFeature(server)
     server.memory = feature
+    feature.people = memory_people.register(server, feature)
 
     @server.feature(protocol.MEMORY_SEARCH)
     async def memory_search(ls: Any, params: Any) -> dict[str, Any]:
@@ -335,6 +343,12 @@ def register(server: RuleLensServer) -> MemoryFeature:
         cwd = feature.workspace(_get(params, "workspaceUri"))
         wide = bool(_get(params, "all"))
         svc = feature.service()
+        if await feature.run(lambda: feature.people.wants(params)):  # rank/explain/sources/v2
+            found = await feature.with_progress(
+                "RuleLens: indexing memory",
+                lambda p: feature.people.search(cwd, query, params, p))
+            feature.embed_in_background(cwd, svc.settings().embedding.kind)
+            return found
         outcome, kind = await feature.with_progress(
             "RuleLens: indexing memory",
             lambda p: (svc.search(cwd, query, wide=wide, progress=p),
@@ -346,7 +360,9 @@ def register(server: RuleLensServer) -> MemoryFeature:
     async def memory_status(ls: Any, params: Any) -> dict[str, Any]:
         cwd = feature.workspace(_get(params, "workspaceUri"))
         svc = feature.service()
-        return dict((await feature.run(lambda: svc.status(cwd))).to_json())
+        memory = feature.people.memory()
+        st, store = await feature.run(lambda: (svc.status(cwd), memory.enablement()))
+        return {**st.to_json(), "agent": memory.features.agent, "store": store.to_json()}
 
     @server.feature(protocol.MEMORY_CHUNKS)
     async def memory_chunks(ls: Any, params: Any) -> list[dict[str, Any]]:

@@ -25,6 +25,11 @@ MEMORY_SEARCH = "rulelens/memorySearch"
 MEMORY_STATUS = "rulelens/memoryStatus"
 #: Request ``{path, workspaceUri?}`` -> ``memory chunks --json``; only under the memory roots.
 MEMORY_CHUNKS = "rulelens/memoryChunks"
+#: Request ``{query?, workspaceUri?, postCompaction?}`` -> ``{query, text, results, reason,
+#: agent}``: the first-turn ``<memory-context>`` block byte for byte (``memory context``).
+MEMORY_CONTEXT = "rulelens/memoryContext"
+#: Request ``{workspaceUri?}`` -> ``[{scope, dir, text}]``: memory v2's generated manifests.
+MEMORY_MANIFEST = "rulelens/memoryManifest"
 #: Notification server -> client ``{workspaceUri, reindexed, removed}`` after a memory change.
 MEMORY_INDEXED = "rulelens/memoryIndexed"
 
@@ -37,7 +42,7 @@ REINDEX_MEMORY = "rulelens.reindexMemory"
 SETTINGS_SECTION = "rulelens"
 
 CUSTOM_REQUESTS = (CHAIN, AGENTS_FOR_FILE, RENDER, SERVER_STATUS, MEMORY_SEARCH,
-                   MEMORY_STATUS, MEMORY_CHUNKS)
+                   MEMORY_STATUS, MEMORY_CHUNKS, MEMORY_CONTEXT, MEMORY_MANIFEST)
 CUSTOM_NOTIFICATIONS = (CHAIN_CHANGED, MEMORY_INDEXED)
 COMMANDS = (SHOW_CHAIN, REMEMBER, REINDEX_MEMORY)
 
@@ -58,10 +63,17 @@ REQUEST_PARAMS: dict[str, Shape] = {
     RENDER: _URI,
     SERVER_STATUS: {},
     MEMORY_SEARCH: {"query": (str, True, "a string"), "workspaceUri": _WORKSPACE,
-                    "all": (bool, False, "true or false")},
+                    "all": (bool, False, "true or false"),
+                    "rank": (str, False, '"agent" (default) or "best"'),
+                    "explain": (bool, False, "true or false"),
+                    "sources": (list, False, 'a list of "memory", "transcript"')},
     MEMORY_STATUS: {"workspaceUri": _WORKSPACE},
     MEMORY_CHUNKS: {"path": (str, True, "an absolute path (a string)"),
                     "workspaceUri": _WORKSPACE},
+    MEMORY_CONTEXT: {"query": (str, False, "a string (the user's first message)"),
+                     "workspaceUri": _WORKSPACE,
+                     "postCompaction": (bool, False, "true or false")},
+    MEMORY_MANIFEST: {"workspaceUri": _WORKSPACE},
 }
 #: command -> (shape of each positional argument, how many are required). A string
 #: argument is written ``str``; an object argument by its shape.

@@ -5,20 +5,28 @@ see" and stays byte for byte the agent's. This one answers "where did I write th
 from the same index and the same vectors:
 
 1. **Candidates**: BM25 over the keywords (``OR``, as the agent) and the nearest vectors.
-2. **Score**: a weighted sum of three calibrated signals, each on an absolute scale (so an
-   unrelated query is not scored 1.0 the way min-max normalisation scores it):
-   ``cosine`` similarity of the query and chunk vectors, ``coverage`` (the IDF-weighted
-   share of the query's keywords that occur in the chunk) and reciprocal-rank fusion of
-   the two lists (``1/(k+rank)`` summed, scaled so that rank 1 in both is 1.0).
-3. **Weak-match cut-off**: a result is kept only if its cosine reaches ``weak_cosine`` or
-   its coverage reaches ``weak_coverage``. Both were calibrated on bench/data/retrieval
-   (``bench/retrieval.py --calibrate`` prints the sweep): below them the hits of unrelated
-   queries and the tail of real ones overlap. Without vectors only coverage decides.
-4. **Superseded facts**: when two results say nearly the same (cosine >= ``dup_cosine``,
-   or word Jaccard >= ``dup_jaccard`` without vectors), the older one's score is
-   multiplied by ``superseded_factor`` and the newer one is named as the reason. A fact's
-   time is the first ``YYYY-MM-DD`` in its path or text, else its file's mtime.
+2. **Score**, from signals on an absolute scale (so an unrelated query is not scored 1.0
+   the way the agent's min-max normalisation scores its best keyword hit):
+   ``w_cosine * cosine + w_coverage * coverage`` where ``cosine`` is the query/chunk cosine
+   similarity and ``coverage`` the IDF-weighted share of the query's keywords found in the
+   chunk. Queries of ``long_query_keywords`` (5) keywords or more (questions, pasted text)
+   are ranked by reciprocal-rank fusion of the two lists weighted by ``1 + cosine``
+   instead: there, whether each word occurs says little. Without vectors: coverage and
+   (``w_rrf``, ``w_bm25``, 0 by default) BM25 signals only.
+3. **Weak-match cut-off**: a result is kept only if its cosine reaches ``weak_cosine``
+   (0.35) or its coverage reaches ``weak_coverage`` (0.34). Calibrated on
+   bench/data/retrieval (``bench/retrieval.py --calibrate`` prints the sweep): there it
+   leaves 84 % of unrelated queries empty while 97 % of real ones keep an answer; 0.30/0.34
+   keeps more (99 %) but empties only 64 %, 0.45 empties all and answers 87 %.
+4. **Superseded facts**: of two near-duplicates among the first ``dup_window`` results (both
+   within ``dup_query_cosine`` of the query and ``dup_cosine`` of each other; without
+   vectors, both covering the query with headings alike by word Jaccard ``dup_jaccard``),
+   the older one is placed right after the newer one and names it (``superseded_by``). A
+   fact's time is the first ``YYYY-MM-DD`` in its file name or text, else its file's mtime.
 5. Sort, then cut to ``max_results``.
+
+The weights were chosen on the memory set (bench/retrieval.py) and checked on Cranfield,
+which was not used to pick them except for the long-query switch.
 
 Every result carries the numbers behind it (:class:`BestExplanation`), which
 ``--explain`` and the editors' detail views print.
@@ -46,8 +54,12 @@ class BestSettings:
     w_coverage: float = 0.42
     w_rrf: float = 0.0
     w_bm25: float = 0.0
-    weak_cosine: float = 0.45
-    weak_coverage: float = 0.6
+    #: Queries with at least this many keywords (questions, pasted text) are ranked by
+    #: rank fusion weighted by cosine instead: there, presence of each word says little.
+    long_query_keywords: int = 5
+    long_cosine: float = 1.0
+    weak_cosine: float = 0.35
+    weak_coverage: float = 0.34
     dup_window: int = 10
     dup_cosine: float = 0.7
     dup_query_cosine: float = 0.45
@@ -247,7 +259,9 @@ def rank_gathered(g: Gathered, s: BestSettings, limit: int) -> BestOutcome:
     for c in g.candidates:
         rrf = sum(1.0 / (s.rrf_k + r) for r in (c.bm25_rank, c.vector_rank) if r) / top
         text_part = s.w_coverage * c.coverage + s.w_rrf * rrf + s.w_bm25 * c.bm25_rel
-        if g.with_vectors:
+        if g.with_vectors and len(g.keywords) >= s.long_query_keywords:
+            base = rrf * (1.0 + s.long_cosine * max(0.0, c.cosine or 0.0)) / (1.0 + s.long_cosine)
+        elif g.with_vectors:
             base = s.w_cosine * max(0.0, c.cosine or 0.0) + text_part
         else:
             base = text_part / ((s.w_coverage + s.w_rrf + s.w_bm25) or 1.0)

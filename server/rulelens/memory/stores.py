@@ -97,8 +97,9 @@ class SearchReport:
             out = {"query": self.query, "keywords": self.best.keywords,
                    "mode": "best-hybrid" if self.best.vectors else "best-fts", "note": None,
                    "results": [self._best_json(r, explain) for r in self.best.results]}
-        out["rank"] = self.rank
-        if self.mode != "legacy" or self.transcripts or self.warnings() or explain:
+        # The agent's view with nothing asked beyond it keeps the CLI's JSON byte for byte.
+        if self.rank != "agent" or self.mode != "legacy" or self.transcripts or explain:
+            out["rank"] = self.rank
             out["store"] = self.mode
             out["warnings"] = self.warnings()
         if self.transcripts:
