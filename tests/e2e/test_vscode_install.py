@@ -35,32 +35,37 @@ DRIVER = ROOT / "tests" / "e2e" / "vscode" / "firstrun.mjs"
 ARTIFACTS = Path(os.environ.get("RULELENS_ARTIFACTS", ROOT / "artifacts"))
 DEEP_FILE = "src/app/handlers/orders.py"
 LENS_EXPECT = "deepest: src/app/AGENTS.md"
-TREE_EXPECT = ["1. ~/.grok/rules/personal.md", "7. src/app/AGENTS.md", "Skipped ("]
+# Rows of the Active Rules view that every layout of it shows (test_vscode.py checks the rest).
+TREE_EXPECT = ["~/.grok/rules/personal.md", "CLAUDE.local.md"]
 SETUP_TEXT = "RuleLens: first-run set-up"
+UPDATE_TEXT = "RuleLens: updating its server"
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"   # Debian's python3 only; no checkout venv
 MARKER = Path("rulelens.rulelens") / "server-env" / "rulelens-extension.json"
 
 
 def _drive(url: str, demo: dict[str, str], env: dict[str, str], tmp: Path,
-           first_run: bool) -> dict[str, Any]:
-    out = tmp / f"driver-{int(first_run)}.json"
+           run: str) -> dict[str, Any]:
+    first_run = run == "first"
+    out = tmp / f"driver-{run}.json"
     drv_env = {**env, "HOME": str(tmp / "chromium-home"), "CS_URL": url,
                "DEMO_REPO": demo["repo"], "DEEP_FILE_NAME": "orders.py",
                "LENS_EXPECT": LENS_EXPECT, "TREE_EXPECT": json.dumps(TREE_EXPECT),
-               "FIRST_RUN": "1" if first_run else "0", "SETUP_TEXT": SETUP_TEXT,
+               "FIRST_RUN": "1" if first_run else "0",
+               "SETUP_TEXT": UPDATE_TEXT if run == "upgrade" else SETUP_TEXT,
                "ARTIFACTS": str(ARTIFACTS), "PLAYWRIGHT_DIR": str(PLAYWRIGHT_DIR),
                "RESULT_OUT": str(out),
-               "SHOT_PREFIX": "vscode-first-run-" if first_run else "vscode-second-run-"}
+               "SHOT_PREFIX": f"vscode-{run}-run-"}
     node = shutil.which("node", path=drv_env["PATH"]) or "node"
-    run = subprocess.run([node, str(DRIVER)], env=drv_env, capture_output=True, text=True,
-                         timeout=300)
+    proc = subprocess.run([node, str(DRIVER)], env=drv_env, capture_output=True, text=True,
+                          timeout=300)
     result: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
-    assert run.returncode == 0 and result.get("ok"), f"driver failed:\n{run.stdout}\n{run.stderr}"
+    assert proc.returncode == 0 and result.get("ok"), \
+        f"driver failed ({run} run):\n{proc.stdout}\n{proc.stderr}"
     return result
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def vscode_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     missing = missing_tools(VSIX)
     if missing:
         msg = f"VS Code e2e tools missing: {', '.join(missing)} (run ./scripts/test)"
@@ -91,15 +96,21 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     bench = Workbench(tmp / "cs", env, {})
     install_s = bench.install(VSIX)
+    marker = bench.global_storage / MARKER
+    venv_cfg = marker.parent / "pyvenv.cfg"
     runs = []
-    for first in (True, False):
+    for run in ("first", "second", "upgrade"):
+        if run == "upgrade":
+            # As if the environment was set up by an older release of the extension.
+            old = json.loads(marker.read_text())
+            marker.write_text(json.dumps({**old, "extensionVersion": "0.0.1"}))
         with bench.serve(demo["repo"], tmp / "code-server.log", offline=True) as url:
             t = time.monotonic()
-            result = _drive(url, demo, env, tmp, first)
+            result = _drive(url, demo, env, tmp, run)
             result["wall_s"] = round(time.monotonic() - t, 1)
-            marker = bench.global_storage / MARKER
             result["marker"] = json.loads(marker.read_text()) if marker.exists() else None
             result["marker_mtime"] = marker.stat().st_mtime_ns if marker.exists() else None
+            result["venv_cfg"] = [venv_cfg.stat().st_ino, venv_cfg.stat().st_mtime_ns]
             logs = bench.logs("RuleLens")
             result["log"] = logs[-1].read_text() if logs else ""
             runs.append(result)
@@ -109,12 +120,12 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (ARTIFACTS / "vscode-install-e2e.json").write_text(json.dumps(summary, indent=2))
     for i, r in enumerate(runs, 1):
         (ARTIFACTS / f"vscode-install-run{i}-rulelens.log").write_text(r["log"])
-    return {"first": runs[0], "second": runs[1], "demo": demo}
+    return {"first": runs[0], "second": runs[1], "upgrade": runs[2], "demo": demo}
 
 
 def test_first_activation_sets_up_the_server_offline_with_progress(
-        two_runs: dict[str, Any]) -> None:
-    first = two_runs["first"]
+        vscode_runs: dict[str, Any]) -> None:
+    first = vscode_runs["first"]
     assert SETUP_TEXT in first["progressToast"], first["progressToast"]
     assert Path(ARTIFACTS / "vscode-first-run-progress.png").stat().st_size > 10_000
     log = first["log"]
@@ -128,20 +139,31 @@ def test_first_activation_sets_up_the_server_offline_with_progress(
 
 
 def test_first_run_shows_the_code_lens_and_the_active_rules_view(
-        two_runs: dict[str, Any]) -> None:
-    first = two_runs["first"]
+        vscode_runs: dict[str, Any]) -> None:
+    first = vscode_runs["first"]
     assert any(lens.startswith("7 rules") and LENS_EXPECT in lens for lens in first["lenses"])
     rows = first["treeRows"]
-    assert any("7. src/app/AGENTS.md" in r and "wins" in r for r in rows), rows
+    assert any("~/.grok/rules/personal.md" in r for r in rows), rows
     assert any("CLAUDE.local.md" in r and "gitignored" in r for r in rows), rows
     assert Path(ARTIFACTS / "vscode-first-run-active-rules.png").stat().st_size > 10_000
 
 
-def test_second_activation_reuses_the_environment(two_runs: dict[str, Any]) -> None:
-    first, second = two_runs["first"], two_runs["second"]
+def test_second_activation_reuses_the_environment(vscode_runs: dict[str, Any]) -> None:
+    first, second = vscode_runs["first"], vscode_runs["second"]
     assert not second.get("setupToasts"), second.get("setupToasts")
     assert "bundled server: reusing" in second["log"], second["log"][-3000:]
     assert "bundled server: setting up" not in second["log"]
     assert second["marker_mtime"] == first["marker_mtime"]
     assert any(LENS_EXPECT in lens for lens in second["lenses"]), second["lenses"]
-    assert any("7. src/app/AGENTS.md" in r for r in second["treeRows"])
+    assert any("~/.grok/rules/personal.md" in r for r in second["treeRows"])
+
+
+def test_a_new_extension_version_reinstalls_into_the_same_environment(
+        vscode_runs: dict[str, Any]) -> None:
+    first, upgrade = vscode_runs["first"], vscode_runs["upgrade"]
+    assert upgrade["setupToasts"] and UPDATE_TEXT in upgrade["setupToasts"][0]
+    assert "bundled server: upgrading" in upgrade["log"], upgrade["log"][-3000:]
+    assert "Successfully installed" in upgrade["log"]
+    assert upgrade["marker"]["extensionVersion"] == first["marker"]["extensionVersion"]
+    assert upgrade["venv_cfg"] == first["venv_cfg"], "the venv was recreated, not upgraded"
+    assert any(LENS_EXPECT in lens for lens in upgrade["lenses"]), upgrade["lenses"]
