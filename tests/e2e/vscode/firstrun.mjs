@@ -45,7 +45,7 @@ await page.exposeFunction("rulelensSawToast", (text) => (result.setupToasts ??= 
 await page.addInitScript((needle) => {
   const seen = new Set();
   new MutationObserver(() => {
-    for (const el of document.querySelectorAll(".notification-toast")) {
+    for (const el of document.querySelectorAll(".notification-toast .notification-list-item-message")) {
       const text = el.textContent ?? "";
       if (text.includes(needle) && !seen.has(text)) {
         seen.add(text);
