@@ -16,18 +16,19 @@ Two things make it slow, and both are dealt with here:
 from __future__ import annotations
 import __future__
 
-import hashlib
-import marshal
 import os
 import stat
 import sys
-import tempfile
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from importlib import metadata
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# hashlib, marshal, tempfile, importlib.metadata and pathlib are imported where the cache
+# uses them: `rulelens lint` starts through this module too, and must not pay for them.
 
 _SERVE_OPTIONS = {"--stdio"}
 
@@ -37,6 +38,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["serve"] and set(args[1:]) <= _SERVE_OPTIONS:
         return serve()
+    if args[:1] in (["lint"], ["explain"]):
+        # CI and pre-commit hooks start `lint` once per run: only the linter is imported.
+        from rulelens.lint.cli import main as lint_main
+
+        return lint_main(args)
     from rulelens.cli import main as cli_main
 
     return cli_main(args)
@@ -51,6 +57,9 @@ def serve() -> int:
 
 def cache_file() -> Path | None:
     """One file per Python, attrs and lsprotocol version, in RuleLens' user cache dir."""
+    from importlib import metadata
+    from pathlib import Path
+
     try:
         versions = "-".join(metadata.version(d) for d in ("attrs", "lsprotocol", "pygls"))
     except metadata.PackageNotFoundError:
@@ -71,6 +80,8 @@ class GeneratedCodeCache:
         self.added: dict[bytes, types.CodeType] = {}
 
     def _load(self) -> dict[bytes, types.CodeType]:
+        import marshal
+
         assert self.path is not None
         try:
             with self.path.open("rb") as fh:
@@ -101,6 +112,8 @@ class GeneratedCodeCache:
             self._save()
 
     def _compile_and_eval_for(self, flags: int) -> Callable[..., None]:
+        import hashlib
+
         def compile_and_eval(script: str, globs: dict[str, Any] | None,
                              locs: Mapping[str, object] | None = None,
                              filename: str = "") -> None:
@@ -114,6 +127,9 @@ class GeneratedCodeCache:
         return compile_and_eval
 
     def _save(self) -> None:
+        import marshal
+        import tempfile
+
         if not self.added or self.path is None:
             return
         try:

@@ -175,3 +175,28 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        " RL207")
     e.add_argument("code", metavar="CHECK", help="a check id such as RL207")
     e.set_defaults(func=_explain)
+
+
+def main(argv: list[str]) -> int:
+    """``rulelens lint ...`` and ``rulelens explain ...`` without the other subcommands'
+    imports (see :mod:`rulelens.startup`); the same parser, output and exit codes as the
+    full command line (:func:`rulelens.cli.main`)."""
+    from rulelens import __version__
+    from rulelens.agents.compat import ConfigError
+
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    parser = argparse.ArgumentParser(prog="rulelens")
+    parser.add_argument("--version", action="version", version=f"rulelens {__version__}")
+    register(parser.add_subparsers(dest="command", metavar="COMMAND"))
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except ConfigError as exc:
+        print(f"rulelens: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130

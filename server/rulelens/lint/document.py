@@ -12,15 +12,15 @@ import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from rulelens.lint import yamlbound
 from rulelens.lint.config import LintConfig
 from rulelens.lint.formats import FileFormat, classify
 from rulelens.lint.model import Range
 from rulelens.rules.frontmatter import Frontmatter
+
+if TYPE_CHECKING:
+    import yaml
 
 _DISABLE = re.compile(r"<!--\s*rulelens-disable\b([^>]*?)-->", re.IGNORECASE)
 _CODE = re.compile(r"RL\d{3}", re.IGNORECASE)
@@ -153,6 +153,10 @@ class Document:
         if self.fmt.kind == "named":
             return ParsedFrontmatter(block, ())  # verbatim in the prompt; keys mean nothing
         t = self.config.thresholds
+        import yaml  # only documents with frontmatter pay for the YAML import
+
+        from rulelens.lint import yamlbound
+
         doc = yamlbound.compose(block.yaml_text, max_bytes=t.max_frontmatter_bytes,
                                 max_depth=t.max_yaml_depth, max_nodes=t.max_yaml_nodes)
         base = block.start_line + 1
@@ -209,6 +213,10 @@ def _rng(node: yaml.Node, base: int) -> Range:
 
 
 def _fields(node: yaml.MappingNode, base: int) -> list[Field]:
+    import yaml
+
+    from rulelens.lint import yamlbound
+
     out: list[Field] = []
     construct = yamlbound.construct
     for knode, vnode in node.value:

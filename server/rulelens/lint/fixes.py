@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterable
 
 from rulelens.agents import safeio
@@ -52,6 +51,8 @@ def read_text(path: str) -> str:
 
 
 def write_atomic(path: str, text: str) -> None:
+    import tempfile  # only --fix writes
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".rulelens-", dir=directory)
     try:

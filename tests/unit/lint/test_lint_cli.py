@@ -138,3 +138,18 @@ def test_config_problem_is_reported_not_fatal(repo: Repo) -> None:
     proc = run(repo)
     assert proc.returncode == 0
     assert "RL999" in proc.stdout
+
+
+def test_lint_loads_neither_the_server_nor_the_memory_stack(repo: Repo) -> None:
+    """`rulelens lint` on a one-file project imports only what linting it needs."""
+    repo.files({"AGENTS.md": "# Rules\n\nBe kind.\n"})
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "rulelens", "lint"],
+                          cwd=repo.root, capture_output=True, text=True, timeout=120,
+                          env=repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", "")})
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "rulelens.lint.engine" in imported  # the measurement sees the linter itself
+    for heavy in ("rulelens.lsp", "rulelens.memory", "pygls", "lsprotocol", "yaml",
+                  "rulelens.cli", "tempfile"):
+        assert heavy not in imported, heavy
