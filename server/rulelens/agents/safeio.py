@@ -103,7 +103,10 @@ def open_regular(path: str) -> Iterator[tuple[int, os.stat_result]]:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotAFileError(path, kind_of(st.st_mode))
-        pseudo = _pseudo_kind(st)
+        # Kernel files that never end or fail on read (/proc/self/mem, /proc/kmsg) say
+        # size 0; an ordinary file with content costs no extra stat. (A /sys attribute
+        # says 4096 and reads a line; a pseudo-file elsewhere honours O_NONBLOCK.)
+        pseudo = _pseudo_kind(st) if st.st_size == 0 else None
         if pseudo is not None:
             raise NotAFileError(path, pseudo)
         yield fd, st
