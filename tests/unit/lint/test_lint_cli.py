@@ -153,3 +153,27 @@ def test_lint_loads_neither_the_server_nor_the_memory_stack(repo: Repo) -> None:
     for heavy in ("rulelens.lsp", "rulelens.memory", "pygls", "lsprotocol", "yaml",
                   "rulelens.cli", "tempfile"):
         assert heavy not in imported, heavy
+
+
+def test_pre_commit_hook_selects_instruction_files_and_runs_lint(repo: Repo) -> None:
+    import re
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[3]
+    (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "rulelens-lint" and hook["entry"] == "rulelens lint"
+    assert hook["pass_filenames"] is True
+    files = re.compile(hook["files"])
+    chosen = [p for p in ("AGENTS.md", "pkg/CLAUDE.md", ".claude/rules/py.md", "src/app.py",
+                          ".cursor/rules/x.mdc", ".github/instructions/a.instructions.md",
+                          "docs/agents.md", "README.md", ".clinerules/01-style.md")
+              if files.search(p)]
+    assert chosen == ["AGENTS.md", "pkg/CLAUDE.md", ".claude/rules/py.md",
+                      ".cursor/rules/x.mdc", ".github/instructions/a.instructions.md",
+                      ".clinerules/01-style.md"]
+    # pre-commit runs the entry with the changed files as arguments.
+    repo.files({"src/app.py": "", "AGENTS.md": "# Rules\n\nBe kind.\n",
+                ".claude/rules/py.md": '---\npaths: "src/**"\n---\nUse hints.\n'})
+    proc = run(repo, "AGENTS.md", ".claude/rules/py.md")
+    assert proc.returncode == 1 and ".claude/rules/py.md:2:8: error RL104" in proc.stdout
