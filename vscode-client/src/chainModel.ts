@@ -9,7 +9,7 @@
 import * as path from "node:path";
 import type { ChainFile, ChainPayload, SkippedFile } from "./protocol";
 
-export type NodeKind = "file" | "skipped" | "mentioned" | "group";
+export type NodeKind = "file" | "skipped" | "mentioned" | "group" | "trust";
 
 export interface ChainNode {
   id: string;
@@ -62,12 +62,18 @@ export function winningFile(payload: ChainPayload): ChainFile | undefined {
   return [...payload.files].sort((a, b) => a.precedence - b.precedence).at(-1);
 }
 
-const ROLE_ICON: Record<string, string> = { home: "home", project: "repo" };
+const ROLE_ICON: Record<string, string> = { home: "home", configured: "settings-gear", project: "repo" };
+
+/** Files folder trust withholds (they would load once the folder is trusted). */
+export function withheldCount(payload: ChainPayload): number {
+  return payload.skipped.filter((s) => s.reason === "untrusted-folder").length;
+}
 
 function fileNode(file: ChainFile, total: number, ctx: PathContext, payload: ChainPayload, winner?: ChainFile): ChainNode {
   const shown = displayPath(file.path, ctx, payload.git_root);
   const winning = winner !== undefined && file.path === winner.path;
-  const parts = [`${file.role} ${file.kind}`, formatBytes(file.bytes), `~${file.tokens} tok`];
+  const source = file.source ?? file.role;
+  const parts = [`${source} ${file.kind}`, formatBytes(file.bytes), `~${file.tokens} tok`];
   const order = winning
     ? `loaded last of ${total}: wins on conflicts`
     : `loaded ${file.precedence} of ${total}: files loaded after it win on conflicts`;
@@ -76,8 +82,8 @@ function fileNode(file: ChainFile, total: number, ctx: PathContext, payload: Cha
     kind: "file",
     label: `${file.precedence}. ${shown}`,
     description: (winning ? "★ wins · " : "") + parts.join(" · "),
-    tooltip: `${file.path}\n${file.role} ${file.kind} file, ${file.bytes} bytes, ~${file.tokens} tokens\n${order}`,
-    icon: winning ? "star-full" : ROLE_ICON[file.role] ?? (file.kind === "rule" ? "law" : "book"),
+    tooltip: `${file.path}\n${source} ${file.kind} file, ${file.bytes} bytes, ~${file.tokens} tokens\n${order}`,
+    icon: winning ? "star-full" : ROLE_ICON[source] ?? (file.kind === "rule" ? "law" : "book"),
     contextValue: winning ? "rulelens.loaded.winning" : "rulelens.loaded",
     path: file.path,
     winning,
@@ -106,7 +112,19 @@ export function buildChainTree(payload: ChainPayload | null | undefined, ctx: Pa
   if (!payload) return [];
   const files = [...payload.files].sort((a, b) => a.precedence - b.precedence);
   const winner = winningFile(payload);
-  const nodes: ChainNode[] = files.map((f) => fileNode(f, files.length, ctx, payload, winner));
+  const nodes: ChainNode[] = [];
+  if (payload.trustNote) {
+    // One line at the top: what trust withholds and the command that changes it.
+    nodes.push({
+      id: "trust",
+      kind: "trust",
+      label: payload.trustNote,
+      tooltip: payload.trust ? `${payload.trust.state}: ${payload.trust.reason}` : payload.trustNote,
+      icon: "shield",
+      contextValue: "rulelens.trust",
+    });
+  }
+  nodes.push(...files.map((f) => fileNode(f, files.length, ctx, payload, winner)));
 
   if (payload.skipped.length > 0) {
     nodes.push({
@@ -121,7 +139,10 @@ export function buildChainTree(payload: ChainPayload | null | undefined, ctx: Pa
     });
   }
 
-  const mentioned = payload.tracker?.mentioned_by_path ?? [];
+  // A file this list already shows as loaded is not listed again as "only mentioned": the two
+  // lists assume different start directories, and one file in both reads as a contradiction.
+  const loaded = new Set(files.map((f) => f.path));
+  const mentioned = (payload.tracker?.mentioned_by_path ?? []).filter((p) => !loaded.has(p));
   if (mentioned.length > 0) {
     const cwd = payload.tracker?.agent_cwd ?? "";
     nodes.push({
@@ -202,9 +223,19 @@ export function viewDescription(file: string, payload: ChainPayload | null | und
   return `${base} · ${payload.files.length} loaded · ~${tokens} tokens`;
 }
 
-/** Status-bar text for the active file: `Rules: 4`. */
-export function statusText(payload: ChainPayload | null | undefined): string {
-  return `Rules: ${payload ? payload.files.length : 0}`;
+/**
+ * Status-bar text for the active file: `Rules: 4`; when there is no count to give, why not
+ * (`Rules: server down`, `Rules: outside workspace`) instead of a misleading `Rules: 0`.
+ */
+export function statusText(payload: ChainPayload | null | undefined, view?: ViewState, ctx?: PathContext): string {
+  if (payload) {
+    const withheld = withheldCount(payload);
+    return `Rules: ${payload.files.length}` + (withheld ? ` (+${withheld} after trust)` : "");
+  }
+  if (view?.state === "server-down") return "Rules: server down";
+  if (view?.state === "loading") return "Rules: …";
+  if (view?.state === "loaded" && ctx && !ctx.roots.some((r) => isInside(view.file, r))) return "Rules: outside workspace";
+  return "Rules: —";
 }
 
 export function statusTooltip(payload: ChainPayload | null | undefined, ctx: PathContext): string {
@@ -213,6 +244,7 @@ export function statusTooltip(payload: ChainPayload | null | undefined, ctx: Pat
   const lines = [`${payload.files.length} instruction file(s) load for this file`];
   if (winner) lines.push(`deepest wins: ${displayPath(winner.path, ctx, payload.git_root)}`);
   if (payload.skipped.length) lines.push(`${payload.skipped.length} skipped`);
+  if (payload.trustNote) lines.push(payload.trustNote);
   lines.push("Click to show Active Rules");
   return lines.join("\n");
 }

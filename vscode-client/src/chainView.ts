@@ -7,6 +7,7 @@
 
 import * as os from "node:os";
 import * as vscode from "vscode";
+import { buildAgentsTree, startLabel } from "./agentsModel";
 import {
   buildChainTree,
   statusText,
@@ -17,7 +18,7 @@ import {
   type PathContext,
   type ViewState,
 } from "./chainModel";
-import { Methods, type ChainPayload } from "./protocol";
+import { Methods, type AgentsPayload, type ChainPayload } from "./protocol";
 import type { ServerStatus } from "./server";
 
 export const VIEW_ID = "rulelens.activeRules";
@@ -46,6 +47,9 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
 
   private document: vscode.Uri | undefined;
   private payload: ChainPayload | null = null;
+  private agents: AgentsPayload | null = null;
+  /** Where agent sessions start for the per-agent views; undefined: the server's default. */
+  startDirectory: string | undefined;
   private nodes: ChainNode[] = [];
   private view: ViewState = { state: "no-editor" };
   private generation = 0;
@@ -105,6 +109,7 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
     const uri = this.document;
     let view: ViewState;
     let payload: ChainPayload | null = null;
+    let agents: AgentsPayload | null = null;
     if (!uri) view = { state: "no-editor" };
     else if (uri.scheme !== "file") view = { state: "not-a-file", scheme: uri.scheme };
     else if (this.source.status.state === "failed") view = { state: "server-down", reason: this.source.status.reason };
@@ -112,6 +117,9 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
       let error: string | undefined;
       try {
         payload = await this.source.request<ChainPayload>(Methods.chain, { uri: uri.toString() });
+        const params: Record<string, string> = { uri: uri.toString() };
+        if (this.startDirectory) params.cwd = this.startDirectory;
+        agents = payload ? await this.source.request<AgentsPayload>(Methods.agentsForFile, params).catch(() => null) : null;
       } catch (err) {
         error = String((err as Error)?.message ?? err);
       }
@@ -123,10 +131,15 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
     }
     if (gen !== this.generation) return; // a newer refresh owns the view
     this.payload = payload;
+    this.agents = agents;
     this.view = view;
-    this.nodes = buildChainTree(payload, this.ctx());
+    this.nodes = agents && agents.agents.length > 1 ? buildAgentsTree(agents, this.ctx()) : buildChainTree(payload, this.ctx());
     this.treeEmitter.fire();
     this.stateEmitter.fire();
+  }
+
+  get state(): ViewState {
+    return this.view;
   }
 
   get message(): string | undefined {
@@ -134,7 +147,29 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
   }
 
   get description(): string | undefined {
-    return this.document?.scheme === "file" ? viewDescription(this.document.fsPath, this.payload) : undefined;
+    if (this.document?.scheme !== "file") return undefined;
+    const many = this.agents && this.agents.agents.length > 1;
+    const start = many ? this.agents!.cwd : this.payload?.cwd;
+    const base = viewDescription(this.document.fsPath, many ? null : this.payload);
+    return start ? `${startLabel(start, this.ctx())} · ${base}` : base;
+  }
+
+  /** The per-agent payload shown, when several agents are enabled. */
+  get agentViews(): AgentsPayload | null {
+    return this.agents;
+  }
+
+  /** Ask for a folder and show every agent's view for sessions started there. */
+  async chooseStartDirectory(): Promise<void> {
+    const current = this.agents?.cwd ?? this.payload?.cwd;
+    const picked = await vscode.window.showOpenDialog({
+      canSelectFolders: true, canSelectFiles: false, canSelectMany: false,
+      defaultUri: current ? vscode.Uri.file(current) : undefined,
+      openLabel: "Start agent sessions here",
+    });
+    if (!picked || picked.length === 0) return;
+    this.startDirectory = picked[0].fsPath;
+    await this.refresh();
   }
 
   getChildren(node?: ChainNode): ChainNode[] {
@@ -196,7 +231,7 @@ export function registerActiveRules(context: vscode.ExtensionContext, provider: 
     view.message = provider.message;
     view.description = provider.description;
     if (provider.documentUri?.scheme === "file") {
-      status.text = `$(law) ${statusText(provider.chain)}`;
+      status.text = `$(law) ${statusText(provider.chain, provider.state, pathContext())}`;
       status.tooltip = statusTooltip(provider.chain, pathContext());
       status.show();
     } else status.hide();
@@ -216,5 +251,5 @@ export function registerActiveRules(context: vscode.ExtensionContext, provider: 
 
 /** Text shown in the status bar right now (the self-test reports it). */
 export function statusBarText(provider: ActiveRulesProvider): string | undefined {
-  return provider.documentUri?.scheme === "file" ? statusText(provider.chain) : undefined;
+  return provider.documentUri?.scheme === "file" ? statusText(provider.chain, provider.state, pathContext()) : undefined;
 }

@@ -48,6 +48,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<RuleLe
   cmd("rulelens.restartServer", () => server.restart("restart command"));
   cmd("rulelens.refreshChain", () => provider.refresh());
   cmd("rulelens.focusChain", () => reveal());
+  cmd("rulelens.setStartDirectory", (dir?: string) => {
+    if (typeof dir === "string" && dir) {
+      provider.startDirectory = dir;
+      return provider.refresh();
+    }
+    return provider.chooseStartDirectory();
+  });
   cmd("rulelens.selfTest", (opts?: SelfTestOptions) => selfTest(server, provider, opts ?? {}));
 
   void server.start();

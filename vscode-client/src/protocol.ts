@@ -8,6 +8,8 @@
 
 export const Methods = {
   chain: "rulelens/chain",
+  /** `{uri, cwd?, agents?}` -> {@link AgentsPayload}: every enabled agent's view of a file. */
+  agentsForFile: "rulelens/agentsForFile",
   render: "rulelens/render",
   memorySearch: "rulelens/memorySearch",
   memoryStatus: "rulelens/memoryStatus",
@@ -26,10 +28,21 @@ export const ServerCommands = {
 export type Role = "home" | "project" | string;
 export type Kind = "named" | "rule" | string;
 
+/** Where a loaded file comes from (Grok >= 1.0.45): `configured` = `[paths] extra_rule_dirs`. */
+export type Source = "home" | "configured" | "project" | string;
+
+/** Folder trust (Grok >= 1.0.45): `undecided`/`untrusted` withhold every project file. */
+export interface TrustState {
+  state: "trusted" | "untrusted" | "undecided" | "not-required" | string;
+  key: string | null;
+  reason: string;
+}
+
 export interface ChainFile {
   path: string;
   name: string;
   role: Role;
+  source?: Source;
   kind: Kind;
   precedence: number;
   bytes: number;
@@ -51,11 +64,46 @@ export interface TrackerSplit {
 }
 
 export interface ChainPayload {
+  /** The profile that produced the chain (`grok@1.0.45`). */
+  agent?: string;
+  trust?: TrustState | null;
+  /** One line, present only when trust withholds files, with the command that changes it. */
+  trustNote?: string;
   cwd: string;
   git_root: string | null;
   files: ChainFile[];
   skipped: SkippedFile[];
   tracker?: TrackerSplit | null;
+}
+
+/** `start` | `on-read` | `may`: when the file reaches the model. */
+export type When = "start" | "on-read" | "may";
+
+export interface AgentFile extends ChainFile {
+  when: When;
+  why: string;
+  imported_by?: string | null;
+  truncated_at?: number | null;
+}
+
+/** One agent's view (`rulelens chain FILE --agent A --json`). */
+export interface AgentChain {
+  agent: string;
+  display?: string;
+  cwd: string;
+  git_root: string | null;
+  files: AgentFile[];
+  skipped: SkippedFile[];
+  notes?: string[];
+  basis_label?: string;
+}
+
+export interface AgentsPayload {
+  cwd: string;
+  file: string;
+  enabled: string[];
+  agents: AgentChain[];
+  rows: { path: string; cells: { agent: string; when: string; why: string }[] }[];
 }
 
 export interface RenderPayload {

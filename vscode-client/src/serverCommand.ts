@@ -77,6 +77,10 @@ export function resolveServerCommand(inputs: ServerCommandInputs): ResolvedComma
 /** Settings sent to the server; in an untrusted workspace no embedder may call the network. */
 export interface ServerSettings {
   agentCwd?: string;
+  /** The Grok profile (`rulelens.agent`): `grok`, `grok@1.0.45`, `grok@1.0.6`. */
+  agent?: string;
+  /** Agents to show side by side (`rulelens.agents`); absent: Grok plus every agent with files here. */
+  agents?: string[] | "all";
   memory: {
     embedder: string;
     api: { baseUrl?: string; model?: string; dimensions?: number; keyEnv?: string };

@@ -10,6 +10,8 @@ export function readServerSettings(): ServerSettings {
   const c = vscode.workspace.getConfiguration("rulelens");
   const settings: ServerSettings = {
     agentCwd: c.get<string>("agentCwd") || undefined,
+    agent: c.get<string>("agent") || undefined,
+    agents: agentsSetting(c.get<unknown>("agents")),
     memory: {
       embedder: c.get<string>("memory.embedder", "none"),
       api: {
@@ -23,6 +25,16 @@ export function readServerSettings(): ServerSettings {
     trusted: vscode.workspace.isTrusted,
   };
   return restrictForTrust(settings, vscode.workspace.isTrusted);
+}
+
+/** `rulelens.agents`: a list of agent ids, or `"all"`; empty/absent: the server's default. */
+function agentsSetting(value: unknown): string[] | "all" | undefined {
+  if (value === "all") return "all";
+  if (Array.isArray(value)) {
+    const ids = value.filter((v): v is string => typeof v === "string" && v.trim() !== "");
+    return ids.length > 0 ? ids : undefined;
+  }
+  return undefined;
 }
 
 interface PythonExtensionApi {

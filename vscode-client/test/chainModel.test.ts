@@ -38,10 +38,16 @@ describe("chain tree model", () => {
   });
 
   it("shows the tracker split as its own group, and leaves out empty groups", () => {
-    const nodes = buildChainTree(demoChain(), CTX);
+    // The demo chain loads src/AGENTS.md and src/app/AGENTS.md: listing them again as "only
+    // mentioned" would put one file in two contradicting groups, so the group is left out.
+    const demo = buildChainTree(demoChain(), CTX);
+    expect(demo.some((n) => n.id === "group:mentioned")).toBe(false);
+    const elsewhere = `${REPO}/lib/AGENTS.md`;
+    const chain = demoChain();
+    const nodes = buildChainTree({ ...chain, tracker: { ...chain.tracker!, mentioned_by_path: [...chain.tracker!.mentioned_by_path, elsewhere] } }, CTX);
     const mentioned = nodes.at(-1)!;
-    expect(mentioned.label).toBe("Would only be mentioned by path (2)");
-    expect(mentioned.children!.map((c) => c.label)).toEqual(["src/AGENTS.md", "src/app/AGENTS.md"]);
+    expect(mentioned.label).toBe("Would only be mentioned by path (1)");
+    expect(mentioned.children!.map((c) => c.label)).toEqual(["lib/AGENTS.md"]);
     expect(mentioned.tooltip).toContain("does not wire the tracker");
     expect(mentioned.description).toBe("agent started in the workspace folder");
 
@@ -69,7 +75,11 @@ describe("chain tree model", () => {
 
   it("words the status bar and view subtitle", () => {
     expect(statusText(demoChain())).toBe("Rules: 7");
-    expect(statusText(null)).toBe("Rules: 0");
+    // No count to give: say why instead of a misleading "Rules: 0".
+    expect(statusText(null)).toBe("Rules: —");
+    expect(statusText(null, { state: "server-down", reason: "exit 1" })).toBe("Rules: server down");
+    expect(statusText(null, { state: "loaded", file: `${HOME}/x.md`, payload: null }, CTX)).toBe("Rules: outside workspace");
+    expect(statusText({ ...demoChain(), files: [] })).toBe("Rules: 0");
     expect(statusTooltip(demoChain(), CTX)).toContain("deepest wins: src/app/AGENTS.md");
     expect(viewDescription(`${REPO}/src/app/handlers/orders.py`, demoChain())).toBe("orders.py · 7 loaded · ~237 tokens");
   });

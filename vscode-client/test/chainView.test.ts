@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as vscode from "vscode";
 import { ActiveRulesProvider, type ChainSource } from "../src/chainView";
-import { Methods, type ChainPayload } from "../src/protocol";
+import { Methods, type AgentsPayload, type ChainPayload } from "../src/protocol";
 import type { ServerStatus } from "../src/server";
 import { CTX, demoChain, REPO } from "./fixtures";
 
@@ -14,10 +14,12 @@ class TableServer implements ChainSource {
   readonly onChainChanged = this.changed.event;
   readonly requests: { method: string; params: any }[] = [];
   table = new Map<string, ChainPayload | null>();
+  agents = new Map<string, AgentsPayload>();
   delays = new Map<string, number>();
 
   async request<R>(method: string, params: any): Promise<R | null> {
     this.requests.push({ method, params });
+    if (method === Methods.agentsForFile) return (this.agents.get(params.uri) ?? null) as R | null;
     const delay = this.delays.get(params.uri) ?? 0;
     if (delay) await new Promise((r) => setTimeout(r, delay));
     return (this.table.get(params.uri) ?? null) as R | null;
@@ -40,9 +42,12 @@ describe("Active Rules provider", () => {
   it("asks the server for the active file's chain and turns it into tree items", async () => {
     const { server, provider } = setup();
     await provider.setDocument(ORDERS);
-    expect(server.requests).toEqual([{ method: Methods.chain, params: { uri: ORDERS.toString() } }]);
+    expect(server.requests).toEqual([
+      { method: Methods.chain, params: { uri: ORDERS.toString() } },
+      { method: Methods.agentsForFile, params: { uri: ORDERS.toString() } },
+    ]);
     const roots = provider.getChildren();
-    expect(roots).toHaveLength(9);
+    expect(roots).toHaveLength(8); // loaded files + Skipped; no file is listed twice
     const first = provider.getTreeItem(roots[0]) as vscode.TreeItem;
     expect(first.label).toBe("1. ~/.grok/rules/personal.md");
     expect(first.command?.command).toBe("vscode.open");
@@ -50,8 +55,37 @@ describe("Active Rules provider", () => {
     const group = provider.getTreeItem(roots[7]) as vscode.TreeItem;
     expect(group.collapsibleState).toBe(vscode.TreeItemCollapsibleState.Expanded);
     expect(provider.getChildren(roots[7]).map((n) => n.label)).toContain("CLAUDE.local.md");
-    expect(provider.description).toBe("orders.py · 7 loaded · ~237 tokens");
+    expect(provider.description).toBe("start: src/app/handlers/ · orders.py · 7 loaded · ~237 tokens");
     expect(provider.message).toBeUndefined();
+  });
+
+  it("shows one group per agent, each file once, when several agents are enabled", async () => {
+    const { server, provider } = setup();
+    const chain = demoChain();
+    const agents: AgentsPayload = {
+      cwd: REPO, file: ORDERS.fsPath, enabled: ["grok", "codex"], rows: [],
+      agents: [
+        { agent: "grok@1.0.45", display: "Grok", cwd: REPO, git_root: REPO,
+          files: [{ ...chain.files[2], when: "start", why: "AGENTS.md in the start directory" }],
+          skipped: [{ path: `${REPO}/src/app/AGENTS.md`, reason: "below-start-dir", detail: "below the start directory" }] },
+        { agent: "codex", display: "Codex CLI", cwd: REPO, git_root: REPO,
+          files: [{ ...chain.files[2], when: "start", why: "AGENTS.md", truncated_at: 100 },
+                  { ...chain.files[6], when: "may", why: "advised to the model" }],
+          skipped: [] },
+      ],
+    };
+    server.agents.set(ORDERS.toString(), agents);
+    await provider.setDocument(ORDERS);
+    const roots = provider.getChildren();
+    expect(roots.map((n) => n.label)).toEqual(["Grok", "Codex CLI"]);
+    expect(roots[0].description).toBe("1 at start · 1 not loaded");
+    const grok = provider.getChildren(roots[0]);
+    expect(grok.map((n) => n.description?.split(" · ")[0])).toEqual(["at start", "not loaded"]);
+    expect(grok[1].description).toContain("below-start-dir: below the start directory");
+    const codex = provider.getChildren(roots[1]);
+    expect(codex[0].description).toContain("cut at byte 100");
+    expect(codex[1].description?.startsWith("may pull in")).toBe(true);
+    expect(provider.description?.startsWith("start: ./ · orders.py")).toBe(true);
   });
 
   it("refreshes when the server says this document's chain changed, and only then", async () => {
@@ -64,12 +98,12 @@ describe("Active Rules provider", () => {
 
     server.changed.fire([README.toString()]);
     await provider.settled;
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests.filter((r) => r.method === Methods.chain)).toHaveLength(1);
     expect(provider.getChildren().filter((n) => n.kind === "file")).toHaveLength(7);
 
     server.changed.fire([ORDERS.toString()]);
     await provider.settled;
-    expect(server.requests).toHaveLength(2);
+    expect(server.requests.filter((r) => r.method === Methods.chain)).toHaveLength(2);
     expect(events()).toBe(before + 1);
     const files = provider.getChildren().filter((n) => n.kind === "file");
     expect(files).toHaveLength(6);
