@@ -249,6 +249,10 @@ def _cmd_index(args: argparse.Namespace) -> int:
             print(f"skipped {display_path(k.path)}: {k.reason}")
         if outcome.embedder != "none":
             print(f"embedded {outcome.embedded} chunk(s) with the {outcome.embedder} embedder")
+    if outcome.index_unavailable:
+        print(f"rulelens: index unavailable: {outcome.index_unavailable}; nothing was stored"
+              " (search still answers from the memory files)", file=sys.stderr)
+        return 1
     if outcome.embedder_error:
         print(f"rulelens: embedder: {outcome.embedder_error} (FTS index is complete)",
               file=sys.stderr)

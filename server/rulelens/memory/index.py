@@ -372,6 +372,49 @@ def _header_problem(path: str) -> str | None:
 
 #: Errors that mean the cache file itself is damaged or foreign (rebuild it).
 _DAMAGE = (apsw.CorruptError, apsw.NotADBError, apsw.SchemaChangeError)
+#: Errors that mean the disk cannot hold our index right now (read-only, full, not a
+#: file, busy for longer than the timeout): search falls back to an in-memory index.
+_UNAVAILABLE = (apsw.CantOpenError, apsw.ReadOnlyError, apsw.FullError, apsw.IOError,
+                apsw.PermissionsError, apsw.BusyError, apsw.LockedError, OSError)
+
+
+class IndexUnavailable(Exception):
+    """Our index file cannot be used now; ``str(exc)`` is the reason, for the user."""
+
+
+def unavailable_reason(exc: BaseException) -> str:
+    """A one-line reason for an index fault (no apsw class names, no traceback)."""
+    if isinstance(exc, apsw.FullError):
+        return "the disk is full"
+    if isinstance(exc, apsw.ReadOnlyError):
+        return "the index is read-only"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc).split(": ", 1)[-1] if ": " in str(exc) else str(exc)
+
+
+def _check_index_path(path: str) -> None:
+    """Refuse an index path (or its -wal/-shm/-journal) that is not a regular file: a FIFO
+    would block SQLite's open, a link to ``/dev/null`` would swallow every write."""
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        try:
+            st = os.lstat(name)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise IndexUnavailable(f"{name}: {exc.strerror or exc}") from exc
+        if stat.S_ISLNK(st.st_mode):
+            raise IndexUnavailable(f"{name} is a symbolic link (to {os.readlink(name)})")
+        if not stat.S_ISREG(st.st_mode):
+            raise IndexUnavailable(f"{name} is {kind_of(st.st_mode)}")
+
+
+def _rollback(conn: apsw.Connection) -> None:
+    """ROLLBACK if a transaction is still open: after a full disk SQLite has already rolled
+    back, and a second ROLLBACK would fail with "no transaction is active"."""
+    if conn.in_transaction:
+        with contextlib.suppress(apsw.Error):
+            conn.execute("ROLLBACK")
 
 
 @contextlib.contextmanager
@@ -419,6 +462,9 @@ class MemoryIndex:
         self.chunking = chunking or IndexSettings()
         self.clock = clock
         self.rebuilt: str | None = None
+        #: Why the file in our cache could not be used (set by the service on an in-memory
+        #: stand-in); None for a working index.
+        self.unavailable: str | None = None
         self.vec_loaded = False
         self._lock = threading.RLock()
         self._source_rows: dict[tuple[str, ...], dict[int, str]] = {}
@@ -443,8 +489,11 @@ class MemoryIndex:
         return cls(path, chunking, clock)
 
     def _connect(self) -> apsw.Connection:
-        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        conn = apsw.Connection(self.path)
+        if self.path != ":memory:":
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            _check_index_path(self.path)
+        conn = apsw.Connection(self.path, flags=apsw.SQLITE_OPEN_READWRITE
+                               | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_NOFOLLOW)
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
         try:
             conn.enable_load_extension(True)
@@ -478,8 +527,17 @@ class MemoryIndex:
                 raise apsw.SchemaChangeError(f"schema {row[0] if row else 'unknown'!r}")
 
     def _open(self) -> apsw.Connection:
-        """Open, check, create. Only real damage moves the file aside: a busy or locked
-        database (another window writing) must never lose its -wal under a live peer."""
+        """Open, check, create; :class:`IndexUnavailable` when the disk cannot hold it."""
+        try:
+            return self._open_checked()
+        except IndexUnavailable:
+            raise
+        except _UNAVAILABLE as exc:
+            raise IndexUnavailable(f"{self.path}: {unavailable_reason(exc)}") from exc
+
+    def _open_checked(self) -> apsw.Connection:
+        """Only real damage moves the file aside: a busy or locked database (another
+        window writing) must never lose its -wal under a live peer."""
         try:
             conn = self._connect()
         except _DAMAGE as exc:
@@ -523,7 +581,7 @@ class MemoryIndex:
                 conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('rl_chunking', ?)",
                              (want,))
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             raise
         conn.execute("COMMIT")
 
@@ -559,7 +617,7 @@ class MemoryIndex:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            _rollback(conn)
             raise
         conn.execute("COMMIT")
 
@@ -578,10 +636,11 @@ class MemoryIndex:
             yield
         except BaseException:
             self._in_batch = False
-            self.conn.execute("ROLLBACK")
+            _rollback(self.conn)
             raise
         finally:
-            self.conn.execute("PRAGMA wal_autocheckpoint=1000")
+            with contextlib.suppress(apsw.Error):
+                self.conn.execute("PRAGMA wal_autocheckpoint=1000")
         self._in_batch = False
         self.conn.execute("COMMIT")
 
@@ -603,12 +662,19 @@ class MemoryIndex:
     # -- indexing ------------------------------------------------------------------
     def sync(self, location: MemoryLocation, progress: Progress | None = None,
              files: Sequence[MemoryFile] | None = None) -> SyncReport:
-        """Bring the index up to date with the memory files; repairs a corrupt cache once."""
+        """Bring the index up to date with the memory files; repairs a corrupt cache once.
+
+        Raises :class:`IndexUnavailable` when the disk refuses (full, read-only): every
+        transaction was rolled back, so the next sync that can write completes the index.
+        """
         try:
-            return self._sync(location, progress, files)
-        except (apsw.CorruptError, apsw.NotADBError) as exc:
-            self.rebuild(f"{type(exc).__name__}: {exc}")
-            return self._sync(location, progress, files)
+            try:
+                return self._sync(location, progress, files)
+            except (apsw.CorruptError, apsw.NotADBError) as exc:
+                self.rebuild(f"{type(exc).__name__}: {exc}")
+                return self._sync(location, progress, files)
+        except _UNAVAILABLE as exc:
+            raise IndexUnavailable(f"{self.path}: {unavailable_reason(exc)}") from exc
 
     def _sync(self, location: MemoryLocation, progress: Progress | None,
               files: Sequence[MemoryFile] | None) -> SyncReport:
@@ -1010,24 +1076,6 @@ class MemoryIndex:
             if progress:
                 progress(done, len(todo), "embedding")
         return done
-
-    def vectors_for(self, ids: Iterable[str]) -> dict[str, list[float]]:
-        """The stored vectors of these chunks (those that have one); ``{}`` without vectors.
-
-        ``--rank best`` compares its top results with each other to find near-duplicates.
-        """
-        wanted = list(ids)
-        with self._lock:
-            if not wanted or not self.vec_available():
-                return {}
-            dims = int(self.meta("embedding_dimensions") or 0)
-            out: dict[str, list[float]] = {}
-            for cid, blob in self.conn.execute(
-                    "SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id IN"
-                    " (SELECT value FROM json_each(?))", (_json_list(wanted),)):
-                if isinstance(blob, bytes) and dims and len(blob) == 4 * dims:
-                    out[str(cid)] = list(struct.unpack(f"<{dims}f", blob))
-            return out
 
     def vectors_for(self, ids: Iterable[str]) -> dict[str, list[float]]:
         """The stored vectors of these chunks (those that have one); ``{}`` without vectors.

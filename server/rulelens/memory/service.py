@@ -17,7 +17,13 @@ from typing import Any, Literal
 from rulelens.agents.environment import AgentEnvironment
 from rulelens.memory.beneath import Refused, read_regular
 from rulelens.memory.chunker import Chunk, chunk_markdown
-from rulelens.memory.index import MemoryIndex, Progress, SyncReport, index_path_for
+from rulelens.memory.index import (
+    IndexUnavailable,
+    MemoryIndex,
+    Progress,
+    SyncReport,
+    index_path_for,
+)
 from rulelens.memory.remember import (
     FileSnapshot,
     NotePlan,
@@ -49,12 +55,20 @@ class MemoryError_(Exception):
     """A user-facing failure (bad path, unreadable file); the message is for the user."""
 
 
+def unindexed_note(reason: str, other: str | None) -> str:
+    """The label of results served from an in-memory index (ours could not be used)."""
+    note = f"index unavailable: {reason}; showing unindexed results"
+    return note + (f"; {other}" if other else "")
+
+
 @dataclass(frozen=True)
 class IndexOutcome:
     sync: SyncReport
     embedded: int
     embedder: str
     embedder_error: str | None
+    #: Why our index file could not be used (the sync went to an in-memory index).
+    index_unavailable: str | None = None
 
     def to_json(self) -> dict[str, object]:
         s = self.sync
@@ -62,7 +76,8 @@ class IndexOutcome:
                 "updated": s.updated, "removed": s.removed, "deleted_paths": list(s.deleted_paths),
                 "skipped": [{"path": k.path, "reason": k.reason} for k in s.skipped],
                 "carried_over": s.carried_over, "rebuilt": s.rebuilt, "embedded": self.embedded,
-                "embedder": self.embedder, "embedder_error": self.embedder_error}
+                "embedder": self.embedder, "embedder_error": self.embedder_error,
+                "index_unavailable": self.index_unavailable}
 
 
 def _make_embedder(settings: MemorySettings, env: Mapping[str, str]
@@ -110,15 +125,43 @@ class MemoryService:
         return locate(os.path.abspath(cwd), agent.grok_home)
 
     def index_for(self, location: MemoryLocation, settings: MemorySettings) -> MemoryIndex:
+        """Our index for this workspace: the file in our cache or, while the disk cannot
+        hold it (a directory or FIFO in its place, read-only, full), an in-memory stand-in
+        whose ``unavailable`` says why. A stand-in is replaced as soon as the file opens
+        again, so the fault going away is the repair."""
         path = index_path_for(location, self.env)
         with self._lock:
             idx = self._indexes.get(path)
-            if idx is None or idx.chunking != settings.index:
-                if idx is not None:
-                    idx.close()
-                idx = MemoryIndex.open(path, settings.index)
+            if idx is not None and idx.chunking == settings.index and idx.unavailable is None:
+                return idx
+            try:
+                fresh = MemoryIndex.open(path, settings.index)
+            except IndexUnavailable as exc:
+                if idx is not None and idx.chunking == settings.index:
+                    idx.unavailable = str(exc)
+                    return idx      # keep the stand-in (and its rows) while the fault lasts
+                fresh = MemoryIndex.open(":memory:", settings.index)
+                fresh.unavailable = str(exc)
+            if idx is not None:
+                idx.close()
+            self._indexes[path] = fresh
+            return fresh
+
+    def synced_index(self, location: MemoryLocation, settings: MemorySettings,
+                     progress: Progress | None = None) -> tuple[MemoryIndex, SyncReport]:
+        """:meth:`index_for`, brought up to date; a disk that fails mid-sync (full,
+        read-only) switches to the in-memory stand-in for this call."""
+        idx = self.index_for(location, settings)
+        try:
+            return idx, idx.sync(location, progress)
+        except IndexUnavailable as exc:
+            path = index_path_for(location, self.env)
+            with self._lock:
+                idx.close()
+                idx = MemoryIndex.open(":memory:", settings.index)
+                idx.unavailable = str(exc)
                 self._indexes[path] = idx
-            return idx
+            return idx, idx.sync(location, progress)
 
     def embedder(self, settings: MemorySettings) -> tuple[Any | None, str | None]:
         key = settings.embedding
@@ -138,8 +181,7 @@ class MemoryService:
               cancelled: Callable[[], bool] | None = None) -> IndexOutcome:
         settings = self.settings()
         location = self.locate(cwd)
-        idx = self.index_for(location, settings)
-        report = idx.sync(location, progress)
+        idx, report = self.synced_index(location, settings, progress)
         embedder, error = self.embedder(settings)
         embedded = 0
         if embedder is not None:
@@ -148,15 +190,14 @@ class MemoryService:
                                              cancelled)
             except Exception as exc:
                 error = f"embedding stopped: {exc}"
-        return IndexOutcome(report, embedded, settings.embedding.kind, error)
+        return IndexOutcome(report, embedded, settings.embedding.kind, error, idx.unavailable)
 
     def search(self, cwd: str, query: str, *, wide: bool = False,
                max_results: int | None = None, min_score: float | None = None,
                progress: Progress | None = None) -> SearchOutcome:
         settings = self.settings()
         location = self.locate(cwd)
-        idx = self.index_for(location, settings)
-        idx.sync(location, progress)
+        idx, _ = self.synced_index(location, settings, progress)
         embedder, error = self.embedder(settings)
         if embedder is not None:
             try:
@@ -176,13 +217,19 @@ class MemoryService:
                                  max_results=max_results, min_score=min_score, wide=wide)
         if error and embedder is None and settings.embedding.kind != "none":
             outcome = replace(outcome, mode="fts-fallback", note=error)
+        if idx.unavailable:
+            outcome = replace(outcome, note=unindexed_note(idx.unavailable, outcome.note))
         return outcome
 
     def status(self, cwd: str) -> MemoryStatus:
         settings = self.settings()
         location = self.locate(cwd)
         path = index_path_for(location, self.env)
-        idx = self.index_for(location, settings) if os.path.exists(path) else None
+        idx = self.index_for(location, settings) if os.path.lexists(path) else None
+        if idx is not None and idx.unavailable:
+            st = memory_status(location, settings, None, settings.embedding.kind)
+            st.notes.append(unindexed_note(idx.unavailable, None))
+            return st
         return memory_status(location, settings, idx, settings.embedding.kind)
 
     def memory_file(self, cwd: str, scope: Literal["global", "workspace"]) -> tuple[str, str]:
