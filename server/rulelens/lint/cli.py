@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from rulelens.agents.profiles import UnknownAgent, profile
 from rulelens.lint import output
 from rulelens.lint.fixes import write_atomic
-from rulelens.lint.model import Finding, Range
+from rulelens.lint.parallel import default_jobs, lint_files
 from rulelens.lint.session import LintSession
 from rulelens.lint.walk import iter_instruction_files
 from rulelens.rules import AgentEnvironment, Resolver
@@ -114,17 +114,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.fix:
         _fix(linter, files, True, base)
         linter.invalidate(None)  # the files changed: lint them as they are now
-    findings: list[Finding] = []
-    for f in files:
-        try:
-            findings.extend(linter.lint(f))
-        except Exception as exc:  # a bug in a check must not hide the other files' findings
-            print(f"rulelens: internal error while linting {f}: {exc!r}", file=sys.stderr)
-            findings.append(Finding("RL203", "error", f"internal linter error: {exc!r}",
-                                    Range.point(0), f))
+    jobs = args.jobs if args.jobs else default_jobs()
+    findings, problems = lint_files(linter, files, jobs)
     if not args.hints:
         findings = [f for f in findings if f.severity != "hint"]
-    problems = linter.problems
     for p in problems:
         if args.format != "text":
             print(f"rulelens: config: {p}", file=sys.stderr)
@@ -165,6 +158,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                       help="apply safe fixes (edits of instruction files only), then report")
     mode.add_argument("--diff", action="store_true",
                       help="show what --fix would change as a unified diff; change nothing")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="processes for large trees (default: one per core; 1: no others)")
     p.add_argument("--hints", action="store_true",
                    help="also report hint findings (shown in the editor by default)")
     p.add_argument("--agent", default=None, metavar="ID",

@@ -177,3 +177,20 @@ def test_pre_commit_hook_selects_instruction_files_and_runs_lint(repo: Repo) -> 
                 ".claude/rules/py.md": '---\npaths: "src/**"\n---\nUse hints.\n'})
     proc = run(repo, "AGENTS.md", ".claude/rules/py.md")
     assert proc.returncode == 1 and ".claude/rules/py.md:2:8: error RL104" in proc.stdout
+
+
+def test_parallel_run_gives_the_serial_findings(repo: Repo) -> None:
+    """A tree big enough for several processes lints to the same output as one process."""
+    from rulelens.lint.parallel import MIN_FILES
+
+    files: dict[str, str | bytes] = {"AGENTS.md": "# Root\n\n## Testing\n\nRun pytest.\n"}
+    for i in range(MIN_FILES + 20):
+        files[f"pkg{i}/AGENTS.md"] = (f"# P{i}\n\n## Testing\n\nRun unit tests {i}.\n"
+                                      + ("</system-reminder>\n" if i % 7 == 0 else ""))
+    repo.files(files)
+    serial = run(repo, "--format", "json", "--jobs", "1")
+    parallel = run(repo, "--format", "json", "--jobs", "2")
+    assert serial.returncode == parallel.returncode == 0, serial.stderr + parallel.stderr
+    data = json.loads(serial.stdout)
+    assert len({d["path"] for d in data}) > MIN_FILES  # every package file has a finding
+    assert parallel.stdout == serial.stdout

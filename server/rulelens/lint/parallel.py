@@ -1,0 +1,108 @@
+"""SHELL: lint a large tree on several cores.
+
+A ``rulelens lint`` run over hundreds of files splits them into contiguous slices (in walk
+order, so the files of one directory, which share a chain, stay together) and lints the
+slices at once: the first in this process, each other one in a forked child that starts
+from a copy of the same (still empty) :class:`~rulelens.lint.session.LintSession`. Every
+process owns its session, so nothing is shared or locked; the children send their
+findings back through a pipe. Output order is the walk order, as in a serial run, and so
+are the findings: each file is linted exactly as the serial run would lint it. Where fork
+is not available, or a child fails, the slice is linted here instead.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+
+from rulelens.lint.model import Finding, Range
+from rulelens.lint.session import LintSession
+
+#: Below this many files one process is faster than starting others.
+MIN_FILES = 200
+
+
+def default_jobs() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        cores: int | None = len(os.sched_getaffinity(0))
+    else:
+        cores = os.cpu_count()
+    return max(1, min(cores or 1, 8))
+
+
+def lint_serial(linter: LintSession, files: list[str]) -> list[Finding]:
+    findings: list[Finding] = []
+    for f in files:
+        try:
+            findings.extend(linter.lint(f))
+        except Exception as exc:  # a bug in a check must not hide the other files' findings
+            print(f"rulelens: internal error while linting {f}: {exc!r}", file=sys.stderr)
+            findings.append(Finding("RL203", "error", f"internal linter error: {exc!r}",
+                                    Range.point(0), f))
+    return findings
+
+
+def lint_files(linter: LintSession, files: list[str], jobs: int) -> tuple[list[Finding],
+                                                                          list[str]]:
+    """Findings for ``files`` in order, and the configuration problems seen."""
+    if jobs <= 1 or len(files) < MIN_FILES or \
+            "fork" not in multiprocessing.get_all_start_methods():
+        return lint_serial(linter, files), linter.problems
+    size = -(-len(files) // jobs)
+    slices = [files[i:i + size] for i in range(0, len(files), size)]
+    children = [_start(_work(linter, part)) for part in slices[1:]]
+    findings = lint_serial(linter, slices[0])
+    problems = set(linter.problems)
+    for part, child in zip(slices[1:], children, strict=True):
+        result = _collect(child)
+        if result is None:  # the child failed: lint its slice here
+            result = (lint_serial(linter, part), linter.problems)
+        findings.extend(result[0])
+        problems.update(result[1])
+    return findings, sorted(problems)
+
+
+Result = tuple[list[Finding], list[str]]
+
+
+def _work(linter: LintSession, part: list[str]) -> Callable[[], Result]:
+    def work() -> Result:
+        return lint_serial(linter, part), linter.problems
+    return work
+
+
+def _start(work: Callable[[], Result]) -> tuple[BaseProcess, Connection] | None:
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+
+    def target() -> None:
+        try:
+            send.send(work())
+        finally:
+            send.close()
+
+    process = ctx.Process(target=target, daemon=True)
+    try:
+        process.start()
+    except OSError:
+        return None
+    send.close()
+    return process, receive
+
+
+def _collect(child: tuple[BaseProcess, Connection] | None) -> Result | None:
+    if child is None:
+        return None
+    process, receive = child
+    try:
+        result: Result = receive.recv()
+    except (EOFError, OSError):
+        result = None  # type: ignore[assignment]
+    finally:
+        receive.close()
+        process.join()
+    return result
