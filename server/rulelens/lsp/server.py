@@ -506,7 +506,9 @@ def serve_stdio() -> int:
     The process ends with ``os._exit``: a worker stuck in a system call, or a log line
     waiting on a stderr pipe nobody reads, must not keep it alive after ``exit``.
     """
-    flush_logs = log_to_stderr(logging.WARNING, "rulelens: %(levelname)s %(message)s")
+    level = logging.getLevelName(os.environ.get("RULELENS_LOG_LEVEL", "WARNING").upper())
+    flush_logs = log_to_stderr(level if isinstance(level, int) else logging.WARNING,
+                               "rulelens: %(levelname)s %(message)s")
     code = 1
     try:
         server = create_server()
