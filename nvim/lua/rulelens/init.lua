@@ -11,9 +11,12 @@
 --   root_markers directories/files that mark a workspace root (default { ".git" })
 --   codelens     show code lenses                      (default true)
 --   width        sidebar width                         (default 64)
+--   memory       { rank = "agent"|"best", sources = { "memory", "transcript" } }
+--                :RuleLensMemory, :RuleLensRemember, :RuleLensMemoryStatus, … (memory.lua)
 local M = {}
 
 local sidebar = require("rulelens.sidebar")
+local memory = require("rulelens.memory")
 
 local defaults = {
   cmd = { "rulelens", "serve" },
@@ -145,6 +148,8 @@ end
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
   sidebar.setup(M)
+  memory.setup(M)
+  memory.commands()
   vim.lsp.commands["rulelens.showChain"] = function(_command, ctx)
     sidebar.open(ctx and ctx.bufnr or vim.api.nvim_get_current_buf())
   end

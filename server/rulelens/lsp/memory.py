@@ -405,6 +405,9 @@ def register(server: RuleLensServer) -> MemoryFeature:
             done = svc.remember(cwd, text, scope, expected_sha256=expected)
             return {"path": done.path, "text": done.text, "sha256": done.sha256}
 
+        v2 = await feature.run(lambda: feature.people.remember_v2(cwd, text, bool(dry_run)))
+        if v2 is not None:
+            return v2
         return await feature.run(plan if dry_run else write)
 
     @server.command(protocol.REINDEX_MEMORY)

@@ -81,6 +81,20 @@ class PeopleMemory:
             progress=progress)
         return dict(report.to_json(explain))
 
+    def remember_v2(self, cwd: str, text: str, dry_run: bool) -> dict[str, Any] | None:
+        """``rulelens.remember`` when the agent uses memory v2 (a new observation in the
+        global inbox, whatever the scope asked); None in the legacy store."""
+        memory = self.memory()
+        if memory.enablement().mode != "v2":
+            return None
+        if dry_run:
+            store, path, note = memory.plan_remember(cwd, text)
+            return {"path": path, "text": note, "note": note, "sha256": "", "searchable": True,
+                    "warning": "memory v2: the note becomes a new observation in the global"
+                               " inbox; the agent regenerates MEMORY.md itself", "store": store}
+        path, note = memory.remember(cwd, text)
+        return {"path": path, "text": note, "sha256": "", "store": "v2"}
+
     def close(self) -> None:
         with self._lock:
             for m in self._memories.values():
