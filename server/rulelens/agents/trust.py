@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -56,11 +56,12 @@ class Trust:
         return {"state": self.state, "key": self.key, "reason": self.reason}
 
 
-def is_unsafe_root(key: str, home: str | None) -> bool:
+def is_unsafe_root(key: str, home: str | None,
+                   canon: Callable[[str], str] = canonical) -> bool:
     """``is_unsafe_trust_root``: not absolute, the filesystem root, or the home directory."""
     if not os.path.isabs(key) or os.path.dirname(key) == key:
         return True
-    return home is not None and key == canonical(home)
+    return home is not None and key == canon(home)
 
 
 def _linked_worktree_main(root: str) -> str | None:
@@ -91,16 +92,20 @@ def _linked_worktree_main(root: str) -> str | None:
     return None
 
 
-def workspace_key(cwd: str, home: str | None) -> str:
+def workspace_key(cwd: str, home: str | None,
+                  git_root_of: Callable[[str], str | None] = discover_git_root,
+                  canon: Callable[[str], str] = canonical) -> str:
     """``workspace_key(cwd)`` (§A6.3): main repository for a linked worktree, else the git
     workdir, else the canonical cwd; an unsafe result falls back to the canonical cwd.
-    No ``$HOME`` guard here (unlike the chain walk)."""
-    here = canonical(cwd)
-    root = discover_git_root(here)
+    No ``$HOME`` guard here (unlike the chain walk). ``git_root_of`` maps a canonical
+    directory to its worktree root and ``canon`` canonicalises (the resolver passes its
+    memoised versions)."""
+    here = canon(cwd)
+    root = git_root_of(here)
     key = here
     if root is not None:
         key = _linked_worktree_main(root) or root
-    if is_unsafe_root(key, home):
+    if is_unsafe_root(key, home, canon):
         return here
     return key
 
@@ -149,23 +154,27 @@ class TrustStore:
             folders[folder] = entry["trusted"]
         return cls(path, folders, None)
 
-    def lookup(self, key: str, home: str | None) -> tuple[bool, str] | None:
+    def lookup(self, key: str, home: str | None, key_of: Callable[[str], str] | None = None,
+               canon: Callable[[str], str] = canonical) -> tuple[bool, str] | None:
         """``is_trusted(key)``: the deciding record ``(trusted, folder)``, or ``None``.
 
         A record counts when it is safe, the query lies within it, and both have the same
         workspace key (so a grant covers the same repository's subfolders only); the
         longest counting record decides, and tied records must all say trusted.
         """
-        if self.problem is not None:
+        if self.problem is not None or not self.folders:
             return None
-        query = canonical(key)
-        query_key = workspace_key(_nearest_existing(query), home)
+        if key_of is None:
+            def key_of(path: str) -> str:
+                return workspace_key(path, home)
+        query = canon(key)
+        query_key = key_of(_nearest_existing(query))
         best: list[tuple[str, bool]] = []
         depth = -1
         for folder, trusted in self.folders.items():
-            if is_unsafe_root(folder, home) or not is_within(query, folder):
+            if not is_within(query, folder) or is_unsafe_root(folder, home, canon):
                 continue
-            if workspace_key(_nearest_existing(folder), home) != query_key:
+            if key_of(_nearest_existing(folder)) != query_key:
                 continue
             d = len([p for p in folder.split(os.sep) if p])
             if d > depth:
@@ -293,9 +302,18 @@ def find_marker(cwd: str, chain: Sequence[str], git_root: str | None,
 def resolve(cwd: str, *, chain: Sequence[str], git_root: str | None,
             instruction_dirs: Sequence[str], skill_dirs: Sequence[str], home: str | None,
             grok_home: str | None, env: Mapping[str, str], config: Mapping[str, object],
-            config_path: str, command: str, override: Override = "auto") -> Trust:
-    """The verdict ``grok inspect`` reaches for ``cwd`` (never prompting), or the override."""
-    key = workspace_key(cwd, home)
+            config_path: str, command: str, override: Override = "auto",
+            key: str | None = None, store: TrustStore | None = None,
+            lookup: Callable[[TrustStore, str], tuple[bool, str] | None] | None = None,
+            ) -> Trust:
+    """The verdict ``grok inspect`` reaches for ``cwd`` (never prompting), or the override.
+
+    A caller that resolves many directories (the ``Resolver``) passes the workspace
+    ``key``, the loaded ``store`` and a memoised ``lookup``; they are computed here
+    otherwise.
+    """
+    if key is None:
+        key = workspace_key(cwd, home)
     if override == "trusted":
         return Trust("trusted", key, "--trust trusted: shown as if the folder were trusted")
     if override == "untrusted":
@@ -304,8 +322,9 @@ def resolve(cwd: str, *, chain: Sequence[str], git_root: str | None,
     enabled, origin = feature_enabled(env, config, config_path)
     if not enabled:
         return Trust("not-required", None, f"folder trust is off ({origin})")
-    store = TrustStore.load(grok_home)
-    found = store.lookup(key, home)
+    if store is None:
+        store = TrustStore.load(grok_home)
+    found = lookup(store, key) if lookup is not None else store.lookup(key, home)
     if found is not None:
         trusted, folder = found
         where = f"{folder} in {store.path}"

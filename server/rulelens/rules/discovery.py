@@ -176,6 +176,11 @@ class Resolver:
                                              tuple[Skipped, ...]]] = field(
         default_factory=dict)
     _aliases: dict[str, str] = field(default_factory=dict)
+    #: Folder trust (profiles with a trust gate): workspace key per canonical directory,
+    #: the store as loaded, and its verdict per key.
+    _trust_keys: dict[str, str] = field(default_factory=dict)
+    _trust_store: folder_trust.TrustStore | None = None
+    _trust_verdicts: dict[str, tuple[bool, str] | None] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
@@ -235,6 +240,11 @@ class Resolver:
             self._injected.clear()
             self._rule_files.clear()
             self._segments.clear()
+            self._trust_keys.clear()
+            if paths is None or any(os.path.basename(p) == folder_trust.STORE_NAME
+                                    for p in paths):
+                self._trust_store = None
+                self._trust_verdicts.clear()
             if paths is None:
                 self._listings.clear()
                 self._canon.clear()
@@ -475,11 +485,36 @@ class Resolver:
         if wud is not None and self._canonical_dir(wud) not in [
                 self._canonical_dir(d) for d in chain_dirs]:
             skill_dirs.append(wud)
+        home = self.env.env.get("HOME") or None
+        if self._trust_store is None:
+            self._trust_store = folder_trust.TrustStore.load(self.env.grok_home)
         return folder_trust.resolve(
             cwd, chain=chain_first, git_root=git_root, instruction_dirs=project_dirs,
-            skill_dirs=skill_dirs, home=self.env.env.get("HOME") or None,
-            grok_home=self.env.grok_home, env=self.env.env, config=self.env.config,
-            config_path=self.env.config_path, command=rule.command, override=self.trust)
+            skill_dirs=skill_dirs, home=home, grok_home=self.env.grok_home, env=self.env.env,
+            config=self.env.config, config_path=self.env.config_path, command=rule.command,
+            override=self.trust, key=self._workspace_key(self._canonical_dir(cwd), home),
+            store=self._trust_store, lookup=lambda store, key: self._trust_lookup(
+                store, key, home))
+
+    def _workspace_key(self, canon: str, home: str | None) -> str:
+        """:func:`trust.workspace_key` over this resolver's memoised walks."""
+        found = self._trust_keys.get(canon)
+        if found is None:
+            found = folder_trust.workspace_key(canon, home, self.git_root,
+                                               self._canonical_abs)
+            self._trust_keys[canon] = found
+        return found
+
+    def _canonical_abs(self, path: str) -> str:
+        return self._canonical_dir(os.path.normpath(os.path.abspath(path)))
+
+    def _trust_lookup(self, store: folder_trust.TrustStore, key: str,
+                      home: str | None) -> tuple[bool, str] | None:
+        if key not in self._trust_verdicts:
+            self._trust_verdicts[key] = store.lookup(
+                key, home, lambda p: self._workspace_key(self._canonical_abs(p), home),
+                self._canonical_abs)
+        return self._trust_verdicts[key]
 
     def _resolve(self, cwd: str) -> Chain:
         git_root = self.discovery_git_root(cwd)
