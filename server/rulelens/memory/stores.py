@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from rulelens.agents.compat import read_config
 from rulelens.memory.best import BestOutcome, BestSettings, best_search
 from rulelens.memory.context import ContextBlock, first_turn_block, post_compaction_block
 from rulelens.memory.explain import AgentExplanation, agent_explanations, not_a_candidate
@@ -45,7 +46,6 @@ from rulelens.memory.v2 import (
     save_remember_note,
 )
 from rulelens.memory.workspace import MemoryFile, MemoryLocation
-from rulelens.rules.compat import read_config
 
 Rank = Literal["agent", "best"]
 RANKS: tuple[Rank, ...] = ("agent", "best")

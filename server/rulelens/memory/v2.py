@@ -110,7 +110,7 @@ def _toml_bool(table: object, key: str, where: str) -> bool | None:
         return None
     value = table[key]
     if not isinstance(value, bool):
-        from rulelens.rules import ConfigError
+        from rulelens.agents.compat import ConfigError
 
         raise ConfigError(f"{where}: {key} must be true or false, not {value!r}")
     return value
