@@ -8,6 +8,7 @@ hold one line per problem, never a traceback. Every child process runs under a t
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import time
@@ -296,3 +297,29 @@ def test_notifications_with_bad_params_are_one_line(
     _assert_no_traceback(stderr_log)
     warnings = [line for line in stderr_log.read_text().splitlines() if "WARNING" in line]
     assert len(warnings) == 4, warnings
+
+
+def test_exit_is_prompt_with_a_fifo_in_the_chain(
+        workspace: tuple[pathlib.Path, dict[str, str]]) -> None:
+    """A FIFO named like an instruction file (nobody ever writes to it) may hold a worker;
+    it must not hold the process after ``exit``."""
+    repo, env = workspace
+    fifo_dir = repo / "fifo"
+    fifo_dir.mkdir()
+    os.mkfifo(fifo_dir / "AGENTS.md")
+    (fifo_dir / "code.py").write_text("X = 1\n")
+    for _ in range(3):
+        with raw_server(env) as s:
+            s.initialize(repo)
+            uri = s.open(fifo_dir / "code.py")
+            ids = [s.request(method, {"textDocument": {"uri": uri}, "position": {
+                "line": 0, "character": 0}} if method == "textDocument/hover"
+                else {"textDocument": {"uri": uri}})
+                for method in ("textDocument/codeLens", "textDocument/hover")]
+            ids.append(s.request(protocol.CHAIN, {"uri": uri}))
+            assert "error" not in s.call("shutdown")
+            started = time.monotonic()
+            s.notify("exit")
+            assert s.wait_exit(5) == 0
+            assert time.monotonic() - started < 1.0
+            assert all(s.reply_counts().get(i, 0) <= 1 for i in ids)

@@ -262,7 +262,7 @@ class RuleLensProtocol(LanguageServerProtocol):
         if exc is None:
             self._send_response(msg_id, result=future.result())
         elif isinstance(exc, JsonRpcException):
-            log.info("request %r answered %s: %s", msg_id, exc.code, exc.message)
+            log.warning("request %r answered %s: %s", msg_id, exc.code, exc.message)
             self._reply_error(msg_id, exc)
         elif is_user_error(exc):
             log.warning("request %r refused: %s", msg_id, _short(exc))
