@@ -72,6 +72,8 @@ def test_params_that_do_not_match_get_invalid_params(
         ]
         for method, params in bad:
             assert s.error_code(method, params) == INVALID_PARAMS, (method, params)
+        assert s.error_code("rulelens/noSuchMethod", {"uri": uri}) == -32601
+        assert s.error_code("textDocument/completion", None) == -32601   # not offered
         # The same requests with good params are answered with results.
         assert s.result("textDocument/codeLens", {"textDocument": doc})
         assert s.result(protocol.CHAIN, {"uri": uri})["files"]
