@@ -10,9 +10,14 @@ Differences from the agent, on purpose:
 
 * deleted memory files leave our index (the agent keeps orphans until its watcher or
   maintenance path runs; :func:`agent_orphans` reports them);
-* when the agent's own index exists we read it **read-only** and carry over
-  ``created_at``, ``access_count``, ``last_accessed`` and ``source`` by chunk id, so decay,
-  the access boost and the ``dream`` label match what the agent computes;
+* when the agent's own index exists we read it without creating or changing anything next
+  to it (``immutable=1``, or a copy in our cache while it has WAL content: even a read-only
+  open would create ``-shm``) and carry over ``created_at``, ``access_count``,
+  ``last_accessed`` and ``source`` by chunk id, so decay, the access boost and the ``dream``
+  label match what the agent computes;
+* memory files are read only beneath the memory root (:mod:`rulelens.memory.beneath`);
+* when the disk cannot hold our index (a directory, FIFO or link at its path, read-only,
+  full) :class:`IndexUnavailable` is raised and the service searches an in-memory index;
 * a corrupted or truncated index file is moved aside and rebuilt (it is only a cache);
 * searches never record access (that would make our ranking drift from the agent's);
 * no index on ``chunks.hash`` (we never look a chunk up by hash; it cost ~15 % of indexing
