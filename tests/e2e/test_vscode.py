@@ -38,12 +38,16 @@ VSIX = Path(os.environ.get("RULELENS_VSIX",
 DRIVER = ROOT / "tests" / "e2e" / "vscode" / "e2e.mjs"
 ARTIFACTS = Path(os.environ.get("RULELENS_ARTIFACTS", ROOT / "artifacts"))
 
-# What the demo's src/app/handlers/orders.py must show (examples/demo): 7 files load, the
-# deepest is src/app/AGENTS.md, and the gitignored CLAUDE.local.md is skipped with its reason.
+# What the demo's src/app/handlers/orders.py must show (examples/demo): Grok started in the
+# file's directory loads 7 files, the deepest src/app/AGENTS.md (the code lens); the demo has
+# files for every agent, so Active Rules shows one group per agent, each started in the
+# workspace folder, where Grok skips the gitignored CLAUDE.local.md and does not load the
+# nested src/app/AGENTS.md (below the start directory).
 DEEP_FILE = "src/app/handlers/orders.py"
 LENS_EXPECT = "deepest: src/app/AGENTS.md"
-TREE_EXPECT = ["1. ~/.grok/rules/personal.md", "7. src/app/AGENTS.md", "Skipped (4)",
-               "CLAUDE.local.md"]
+TREE_EXPECT = ["Grok", "1. ~/.grok/rules/personal.md", "Codex CLI", "CLAUDE.local.md"]
+AGENT_GROUPS = ["Grok", "Claude Code", "Codex CLI", "Cursor", "GitHub Copilot", "Gemini CLI",
+                "Laravel Boost"]
 
 # Memory search: examples/demo/home/.grok/memory/demo-shop-5a7bd946/MEMORY.md lines 5-11 are the
 # "Payments" section about Stripe webhooks; the agent's pipeline ranks it first for this query.
@@ -224,7 +228,8 @@ def test_code_lens_view_and_status_bar_as_a_person_sees_them(driven: dict[str, A
     assert driven["statusBar"].endswith("Rules: 7")
     rows = driven["treeRows"]
     assert any("CLAUDE.local.md" in r and "gitignored" in r for r in rows), rows
-    assert any("7. src/app/AGENTS.md" in r and "wins" in r for r in rows), rows
+    assert any("src/app/AGENTS.md" in r and "below-start-dir" in r for r in rows), rows
+    assert "start: ./" in driven["viewHeader"], driven["viewHeader"]
     assert Path(ARTIFACTS / "vscode-active-rules.png").stat().st_size > 10_000
 
 
@@ -235,17 +240,25 @@ def test_extension_view_of_lenses_hovers_and_tree(driven: dict[str, Any]) -> Non
     assert any(LENS_EXPECT in (lens["title"] or "") for lens in st["lenses"]), st["lenses"]
     assert any("src/app/AGENTS.md" in h for h in st["hovers"]), st["hovers"]
     items = st["tree"]["items"]
-    labels = [i["label"] for i in items if "group" not in i]
-    assert labels == ["1. ~/.grok/rules/personal.md", "2. ~/.claude/CLAUDE.md", "3. AGENTS.md",
-                      "4. .grok/rules/security.md", "5. .claude/rules/testing.md",
-                      "6. src/AGENTS.md", "7. src/app/AGENTS.md", "Skipped (4)",
-                      "Would only be mentioned by path (2)"], labels
-    skipped = {i["label"]: i["description"] for i in items if i.get("group") == "Skipped (4)"}
-    assert skipped["CLAUDE.local.md"] == "gitignored"
-    assert skipped[".grok/rules/drafts/caching.md"] == "nested-in-rules-dir"
-    group = "Would only be mentioned by path (2)"
-    mentioned = [i["label"] for i in items if i.get("group") == group]
-    assert sorted(mentioned) == ["src/AGENTS.md", "src/app/AGENTS.md"], mentioned
+    # One group per enabled agent (the demo has files for every agent), in column order.
+    assert [i["label"] for i in items if "group" not in i] == AGENT_GROUPS
+    assert st["tree"]["description"].startswith("start: ./ · orders.py"), st["tree"]
+    grok = {i["label"]: i["description"] for i in items if i.get("group") == "Grok"}
+    assert list(grok)[:5] == ["1. ~/.grok/rules/personal.md", "2. ~/.claude/CLAUDE.md",
+                              "3. AGENTS.md", "4. .grok/rules/security.md",
+                              "5. .claude/rules/testing.md"], list(grok)
+    assert grok["CLAUDE.local.md"].startswith("not loaded · gitignored: ")
+    assert grok["src/app/AGENTS.md"].startswith("not loaded · below-start-dir: ")
+    codex = {i["label"]: i["description"] for i in items if i.get("group") == "Codex CLI"}
+    assert codex["src/AGENTS.override.md"].startswith("may pull in")
+    for group in AGENT_GROUPS:
+        rows = [i for i in items if i.get("group") == group]
+        shown = [i["label"].split(". ", 1)[-1] for i in rows]
+        # No file in two groups of one agent (the old "loaded" + "only mentioned" clash).
+        assert len(shown) == len(set(shown)), (group, shown)
+        # Every not-loaded row carries its reason.
+        assert all(": " in i["description"] for i in rows
+                   if i["description"].startswith("not loaded")), (group, rows)
     assert st["statusBar"] == "Rules: 7"
 
 
@@ -259,6 +272,14 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
     assert MEMORY_FIRST in first["label"] and first["result"]["agent_returns"], search
     assert MEMORY_FIRST in driven["memoryFirstRow"], driven["memoryFirstRow"]
     assert "agent returns it" in driven["memoryFirstRow"]
+    # Score first, the matched sentence (not the chunk's [Context: …] prefix) as the detail.
+    assert driven["memoryFirstLabel"].startswith("1.00  "), driven["memoryFirstLabel"]
+    assert driven["memoryFirstDetail"].startswith("- Stripe webhooks are verified"), driven
+    assert "[Context:" not in driven["memoryFirstRow"]
+    typed = set(MEMORY_QUERY.lower().split())
+    assert all(h.strip().lower() in " ".join(typed) for h in driven["memoryDetailHighlights"])
+    assert driven["memoryBestRows"] and MEMORY_FIRST in driven["memoryBestRows"][0]
+    assert Path(ARTIFACTS / "vscode-memory-best.png").stat().st_size > 10_000
     assert "MEMORY.md" in driven["memoryOpenedTab"]
     assert driven["memorySelectionShown"], "the chunk's lines were not selected"
     wide = driven["memoryWideRows"]
@@ -269,7 +290,9 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
 def test_rendered_prompt_status_reindex_and_remember(driven: dict[str, Any],
                                                     workbench: dict[str, Any]) -> None:
     prompt = driven["promptText"]
-    assert "system-reminder" in prompt and "src/app/AGENTS.md" in prompt, prompt[:500]
+    # Opened from Grok's "3. AGENTS.md" row: the prompt is revealed at that file's section
+    # (the <system-reminder> opening line is scrolled above it).
+    assert "## From: " in prompt and "repo/AGENTS.md" in prompt, prompt[:500]
     assert "workspace name" in driven["memoryStatusText"]
     assert "demo-shop-5a7bd946" in driven["memoryStatusText"]
     assert "Memory reindexed" in driven["reindexToast"]
@@ -303,8 +326,9 @@ def test_lint_findings_reach_the_editor_as_diagnostics(driven: dict[str, Any]) -
 
 def test_settings_changes_reach_the_server(driven: dict[str, Any]) -> None:
     rows = driven["agentCwdChangedRows"]
-    assert not any("Would only be mentioned by path" in r for r in rows), rows
+    assert not any("below-start-dir" in r for r in rows), rows
     assert any("7. src/app/AGENTS.md" in r for r in rows), rows
+    assert "start: src/app/" in driven["agentCwdHeader"], driven["agentCwdHeader"]
 
 
 def test_server_that_cannot_start_gets_one_actionable_message(driven: dict[str, Any]) -> None:

@@ -117,14 +117,18 @@ try {
   step("status bar", { text: result.statusBar });
   // The status-bar item opens the view from elsewhere: switch to the Explorer, click it.
   await page.locator('.activitybar .action-item a[aria-label^="Explorer"], .activitybar .action-item[aria-label^="Explorer"]').first().click();
-  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ state: "detached", timeout: 10000 });
+  await rows.filter({ hasText: "Codex CLI" }).first().waitFor({ state: "detached", timeout: 10000 });
   await status.click();
-  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ timeout: 20000 });
+  await rows.filter({ hasText: "Codex CLI" }).first().waitFor({ timeout: 20000 });
   step("status bar click reopened Active Rules");
+  // One group per agent; the header names the start directory.
+  result.viewHeader = (await page.locator(".part.sidebar .composite.title, .part.sidebar .pane-header").allInnerTexts()).join(" ").replace(/\s+/g, " ");
+  step("per-agent groups", { header: result.viewHeader });
   await shot("vscode-active-rules.png");
 
   // Clicking a skipped file opens it (CLAUDE.local.md is gitignored, so the agent skips it).
-  await rows.filter({ hasText: "CLAUDE.local.md" }).first().click();
+  // (its own row: other rows' reasons mention CLAUDE.local.md too)
+  await rows.filter({ hasText: /^\s*CLAUDE\.local\.md\s*not loaded/ }).first().click();
   await page.locator(".tabs-container .tab", { hasText: "CLAUDE.local.md" }).first().waitFor({ timeout: 20000 });
   step("clicked a skipped file: it opened");
 
@@ -156,7 +160,20 @@ try {
     result.memoryFirstRow = await first.innerText();
     result.memoryRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
     step("memory quick pick", { first: result.memoryFirstRow.split("\n")[0] });
+    // Score first, the matched sentence as the detail, the typed words highlighted in it.
+    result.memoryFirstLabel = (await first.locator(".quick-input-list-label .label-name").first().innerText().catch(() => "")).trim();
+    result.memoryFirstDetail = (await first.locator(".quick-input-list-detail").first().innerText().catch(() => "")).trim();
+    result.memoryDetailHighlights = await first.locator(".quick-input-list-detail .highlight").allInnerTexts();
     await shot("vscode-memory-search.png");
+    // The rank toggle: ranked for people (best), then back to the agent's ranking.
+    await page.locator('.quick-input-widget .action-label[aria-label^="The agent\'s ranking"]').first().click();
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "ranked for people (best)" }).first().waitFor({ timeout: 20000 });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: env("MEMORY_EXPECT") }).first().waitFor({ timeout: 30000 });
+    result.memoryBestRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    await shot("vscode-memory-best.png");
+    await page.locator('.quick-input-widget .action-label[aria-label^="Ranked for people"]').first().click();
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "what the agent would return" }).first().waitFor({ timeout: 10000 });
+    step("rank toggle", { best: result.memoryBestRows.length });
     // The title-bar toggle switches to the wider list (results below the agent's cut too) and back.
     await page.locator('.quick-input-widget .action-label[aria-label^="Show the wider list"]').first().click();
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "wider list" }).first().waitFor({ timeout: 10000 });
@@ -189,7 +206,7 @@ try {
   };
   await backToDeepFile();
   await palette("RuleLens: Show Active Rules", "Show Active Rules");
-  const winner = rows.filter({ hasText: "7. src/app/AGENTS.md" }).first();
+  const winner = rows.filter({ hasText: "3. AGENTS.md" }).first(); // Grok's, started at the root
   await winner.hover();
   await winner.locator('.action-label[aria-label^="Show Rendered Prompt"]').first().click();
   await page.locator(".tabs-container .tab.active", { hasText: "rendered prompt" }).first().waitFor({ timeout: 20000 });
@@ -197,7 +214,7 @@ try {
   // that section is in view (reading earlier raced the scroll and saw only the top lines).
   const promptLines = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
   await page.locator(".editor-group-container.active .monaco-editor .view-lines", { hasText: "system-reminder" })
-    .filter({ hasText: "src/app/AGENTS.md" }).first().waitFor({ timeout: 20000 }).catch(() => {});
+    .filter({ hasText: "repo/AGENTS.md" }).first().waitFor({ timeout: 20000 }).catch(() => {});
   result.promptText = (await promptLines.innerText()).replace(/\u00a0/g, " ").slice(0, 4000);
   step("rendered prompt from the view item's inline action");
   await shot("vscode-rendered-prompt.png");
@@ -269,13 +286,13 @@ try {
   };
   await backToDeepFile();
   await palette("RuleLens: Show Active Rules", "Show Active Rules");
-  await rows.filter({ hasText: "Would only be mentioned by path" }).first().waitFor({ timeout: 20000 });
+  await rows.filter({ hasText: "below-start-dir" }).first().waitFor({ timeout: 20000 });
   await setSetting("rulelens.agentCwd", "src/app");
   await palette("RuleLens: Show Active Rules", "Show Active Rules");
-  await rows.filter({ hasText: "Would only be mentioned by path" }).first().waitFor({ state: "detached", timeout: 30000 });
-  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ timeout: 10000 });
+  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ timeout: 30000 });
   result.agentCwdChangedRows = await rows.allInnerTexts();
-  step("agentCwd setting reached the server: tracker group gone");
+  result.agentCwdHeader = (await page.locator(".part.sidebar .composite.title, .part.sidebar .pane-header").allInnerTexts()).join(" ").replace(/\s+/g, " ");
+  step("agentCwd setting reached the server: every agent starts in src/app");
 
   // A server that cannot start: one actionable message, a button to the setting.
   await setSetting("rulelens.server.python", "/nonexistent/python3");
