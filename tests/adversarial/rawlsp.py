@@ -20,6 +20,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any
 
+from lsp.conftest import demo_env  # the fake HOME/GROK_HOME/XDG environment the LSP tests use
+
 SERVER = [sys.executable, "-m", "rulelens", "serve", "--stdio"]
 MISSING: Any = object()   # "send no params member at all"
 
@@ -209,11 +211,4 @@ def make_workspace(base: pathlib.Path, files: int = 3) -> tuple[pathlib.Path, di
     (repo / "src" / "AGENTS.md").write_text("# src rules\n\nKeep functions short.\n")
     for i in range(files):
         (repo / "src" / f"f{i}.py").write_text(f"X = {i}\n")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GROK_", "XAI_", "XDG_", "GIT_"))}
-    env.update(HOME=str(home), GROK_HOME=str(home / ".grok"),
-               XDG_CONFIG_HOME=str(base / "xdg" / "config"),
-               XDG_CACHE_HOME=str(base / "xdg" / "cache"),
-               XDG_STATE_HOME=str(base / "xdg" / "state"),
-               XDG_DATA_HOME=str(base / "xdg" / "data"), GIT_CONFIG_NOSYSTEM="1")
-    return repo, env
+    return repo, demo_env(home, base)
