@@ -248,7 +248,7 @@ def main() -> int:
     base.mkdir(parents=True, exist_ok=True)
     try:
         repo = build_repo(base, args.dirs, max(1, args.files // args.dirs + 1))
-        home = build_home(base)
+        home = build_home(base, repo)
         files = pick_files(repo, args.files)
         warm_n = max(1, args.cycles // 8)
         cycle_files = build_cycle_files(repo, warm_n + args.cycles)
