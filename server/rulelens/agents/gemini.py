@@ -263,6 +263,47 @@ class _Expander:
         return "".join(out)
 
 
+    def flat(self, content: str, owner: str, project: str) -> str:
+        """``context.importFormat: "flat"`` (fact 21): every file once, depth-first over the
+        imports in reverse order, as ``--- File: <path> ---`` blocks. The top-level entry is
+        labelled with its *directory* (``path.resolve(basePath)``: no current file is set)."""
+        seen: set[str] = set()
+        out: list[tuple[str, str]] = []
+
+        def visit(text: str, base: str, label: str, src: str, depth: int) -> None:
+            key = os.path.normpath(label)
+            if key in seen:
+                return
+            seen.add(key)
+            out.append((key, text))
+            regions = gemini_code_regions(text)
+            for start, _end, spec in reversed(gemini_imports(text)):
+                if in_regions(start, regions):
+                    continue
+                full = os.path.normpath(os.path.join(base, spec))
+                line = line_of(text, start)
+                if re.match(r"^(file|https?)://", spec) or not _inside(full, project):
+                    self.b.imports.append(ImportEdge(src, line, spec, full, "outside", depth + 1))
+                    continue
+                if full in seen:
+                    continue
+                data = fsio.read_bytes(full) if fsio.exists(full) else "missing"
+                if isinstance(data, str):
+                    self.b.imports.append(ImportEdge(src, line, spec, full, "missing", depth + 1))
+                    continue
+                inner = data.decode("utf-8", errors="replace")
+                self.b.imports.append(ImportEdge(src, line, spec, full, "inlined", depth + 1))
+                self.imported.append(ViewFile(
+                    full, self.when, f"imported by @{spec} in {os.path.basename(src)}:{line}"
+                    " (flat: its own --- File: block)", "import", "project", len(data),
+                    inner.strip(), imported_by=src))
+                visit(inner, os.path.dirname(full), full, full, depth + 1)
+
+        visit(content, os.path.dirname(owner), os.path.dirname(owner), owner, 0)
+        return "\n\n".join(f"--- File: {p} ---\n{c.strip()}\n--- End of File: {p} ---"
+                             for p, c in out)
+
+
 def _inside(path: str, root: str) -> bool:
     real = os.path.realpath(path)
     return fsio.is_below(real, os.path.realpath(root))
@@ -284,9 +325,9 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
             return
         text = data.decode("utf-8", errors="replace")
         ex = _Expander(b, s.markers, when)
-        expanded = ex.expand(text, os.path.dirname(path), frozenset(), 0,
-                             project_root(os.path.dirname(path), s.markers)
-                             or os.path.dirname(path), path)
+        project = project_root(os.path.dirname(path), s.markers) or os.path.dirname(path)
+        expanded = (ex.flat(text, path, project) if s.import_format == "flat" else
+                    ex.expand(text, os.path.dirname(path), frozenset(), 0, project, path))
         if not expanded.strip():
             b.skip(path, "empty", "empty after trimming: Gemini CLI drops it")
             return

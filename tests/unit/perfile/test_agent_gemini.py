@@ -278,3 +278,19 @@ def test_fact_22_context_markers_and_empty_files(base: Path, home: Path) -> None
             f" {base}/GEMINI.md ---") in v.rendered
     assert "--- Newly Discovered Project Context ---" in v.rendered
     assert skipped(_view(base / "e", home), base / "e" / "GEMINI.md").reason == "empty"
+
+
+def test_fact_21_flat_import_format(base: Path, home: Path) -> None:
+    """Fact 21, upstream "should produce flat output in Claude-style with unique files in
+    order": each file once, as ``--- File:`` blocks (the top-level one labelled with its
+    directory, as the agent does when no current file is set); a repeated import once."""
+    write_json(home / ".gemini" / "settings.json", {"context": {"importFormat": "flat"}})
+    write(base / "GEMINI.md", "Main @./a.md @./b.md")
+    write(base / "a.md", "A @./b.md")
+    write(base / "b.md", "B")
+    _trust(home, base)
+    text = entry(_view(base, home), base / "GEMINI.md").content
+    blocks = [line for line in text.splitlines() if line.startswith("--- File: ")]
+    assert blocks == [f"--- File: {base} ---", f"--- File: {base}/b.md ---",
+                      f"--- File: {base}/a.md ---"]
+    assert f"--- File: {base}/b.md ---\nB\n--- End of File: {base}/b.md ---" in text
