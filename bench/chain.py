@@ -37,8 +37,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from rulelens.agents.profiles import profile
 from rulelens.rules import AgentEnvironment, Resolver
-from rulelens.rules.gitignore import _any_rule, _compile
+from rulelens.rules.gitignore import _compile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _profiles
 
 GITIGNORE = """\
 # dependencies
@@ -119,9 +123,12 @@ def build_repo(base: Path, n_dirs: int, files_per_dir: int, seed: int = 7) -> Pa
     return repo
 
 
-def build_home(base: Path) -> Path:
+def build_home(base: Path, repo: Path) -> Path:
     home = base / "home"
     (home / ".grok" / "rules").mkdir(parents=True)
+    # The user has trusted the repository once (`grok --trust`), so grok@1.0.45 loads it.
+    (home / ".grok" / "trusted_folders.toml").write_text(
+        f'[folders."{os.path.realpath(repo)}"]\ntrusted = true\ndecided_at = 1759190400\n')
     (home / ".grok" / "AGENTS.md").write_text("# personal\nBe brief.\n")
     (home / ".grok" / "rules" / "style.md").write_text("---\nx: 1\n---\nPrefer tabs.\n")
     (home / ".claude").mkdir()
@@ -171,19 +178,28 @@ def main() -> int:
     ap.add_argument("--dirs", type=int, default=5000)
     ap.add_argument("--files-per-dir", type=int, default=10)
     ap.add_argument("--keep", help="build the tree here and keep it")
+    ap.add_argument("--profiles", type=int, default=500, metavar="N",
+                    help="per-profile views (every agent) of one file in N directories"
+                         " (bench/_profiles.py; 0 skips)")
+    ap.add_argument("--agent", default="grok",
+                    help="the Grok profile to resolve with (default grok = the newest)")
     args = ap.parse_args()
+    chosen = profile(args.agent)
 
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="rulelens-bench-"))
     base = Path(os.path.realpath(base))
     try:
         t0 = time.perf_counter()
         repo = build_repo(base, args.dirs, args.files_per_dir)
-        home = build_home(base)
+        home = build_home(base, repo)
         dirs = all_dirs(repo)
         n_files = sum(len(files) for _, _, files in os.walk(repo))
         print(f"built {n_files} files in {len(dirs)} directories"
-              f" in {time.perf_counter() - t0:.1f}s ({base})")
+              f" in {time.perf_counter() - t0:.1f}s ({base}); profile {chosen.id}")
         env = AgentEnvironment.from_env({"HOME": str(home), "PATH": os.environ.get("PATH", "")})
+
+        def new_resolver() -> Resolver:
+            return Resolver(env, chosen)
         root = str(repo)
 
         stat_t: list[float] = []
@@ -194,17 +210,18 @@ def main() -> int:
             paths = candidate_paths(env, d, root)
             t_stat = min(time_stats(paths) for _ in range(3))
             t1 = time.perf_counter()
-            chain = Resolver(env).resolve(d)
+            chain = new_resolver().resolve(d)
             cold_t.append(time.perf_counter() - t1)
             stat_t.append(t_stat)
             loaded += len(chain.files)
             skipped += len(chain.skipped)
             assert chain.git_root == root
+            assert not chain.withheld, "the bench repository is trusted"
         gc.enable()
         gc.collect()
 
-        fresh = {d: Resolver(env).resolve(d) for d in dirs}
-        shared = Resolver(env)
+        fresh = {d: new_resolver().resolve(d) for d in dirs}
+        shared = new_resolver()
         shared_t: list[float] = []
         gc.disable()
         for d in dirs:
@@ -222,10 +239,9 @@ def main() -> int:
         for d in dirs[::10]:
             nomemo_stat.append(min(time_stats(candidate_paths(env, d, root)) for _ in range(3)))
             _compile.cache_clear()
-            _any_rule.cache_clear()
             re.purge()
             t1 = time.perf_counter()
-            Resolver(env).resolve(d)
+            new_resolver().resolve(d)
             nomemo_t.append(time.perf_counter() - t1)
         gc.enable()
 
@@ -252,6 +268,9 @@ def main() -> int:
         cold_ok = statistics.median(ratios) <= 5.0
         print(f"targets: warm < 0.1 ms {'MET' if warm_ok else 'MISSED'};"
               f" cold <= 5x stat {'MET' if cold_ok else 'MISSED'}")
+        if args.profiles:
+            _profiles.report(root, {"HOME": str(home), "PATH": os.environ.get("PATH", "")},
+                             dirs, args.profiles, new_resolver)
         return 0
     finally:
         if not args.keep:
