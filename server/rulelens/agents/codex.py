@@ -127,6 +127,8 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     names = _candidates(fallbacks)
     gate = untrusted(config, [d for d in (root, cwd) if d])
     project: list[str] = []
+    pending: list[ViewFile] = []
+    aborted: str | None = None
     remaining = max_bytes
     for d in dirs:
         chosen, others = _pick(d, names)
@@ -151,10 +153,15 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
                    f"project_doc_max_bytes ({max_bytes:,} bytes) is spent by the files above;"
                    " Codex drops every deeper file")
             continue
-        data = fsio.read_bytes(chosen, max(remaining, 0) + 1 if remaining else 1)
+        data = fsio.read_bytes(chosen, remaining + 1)
         if isinstance(data, str):
-            b.skip(chosen, "unreadable", f"cannot be read ({data}); Codex aborts project docs")
-            continue
+            if not os.path.lexists(chosen):  # removed after discovery: skipped (fact 26)
+                b.skip(chosen, "unreadable", f"removed while being read ({data})")
+                continue
+            aborted = f"{chosen}: {data}"
+            b.skip(chosen, "unreadable", f"cannot be read ({data}): Codex stops loading project"
+                   " docs altogether (\"error trying to find AGENTS.md docs\")")
+            break
         size = fsio.size(chosen)
         cut = data[:remaining]
         truncated = len(data) > remaining
@@ -173,9 +180,18 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
         if truncated:
             why += (f"; cut at byte {len(cut):,} of {size:,}: project_doc_max_bytes"
                     f" ({max_bytes:,}) shared by the chain")
-        b.add(ViewFile(chosen, "start", why, "project", "project", size, text,
-                       truncated_at=len(cut) if truncated else None))
+        pending.append(ViewFile(chosen, "start", why, "project", "project", size, text,
+                                truncated_at=len(cut) if truncated else None))
         project.append(text)
+    if aborted is None:
+        for f in pending:
+            b.add(f)
+    else:
+        project = []
+        for f in pending:
+            b.skip(f.path, "aborted", f"not injected: reading {aborted} failed, and Codex then"
+                   " loads no project doc at all (fact 26)")
+        b.notes.append(f"Project docs aborted by a read error: {aborted}")
 
     if file is not None:
         _deeper(cwd, file, names, b)

@@ -301,3 +301,33 @@ def test_fact_28_deeper_files_are_only_advised(base: Path, home: Path) -> None:
     assert may.when == "may" and "base prompt" in may.why
     assert skipped(v, base / "src" / "AGENTS.md").reason == "shadowed"
     assert loaded(v, "start") == [str(base / "AGENTS.md")]
+
+
+def test_fact_26_a_read_error_aborts_project_docs() -> None:
+    """Fact 26, upstream ``read_agents_md_propagates_read_errors``: a permission error on a
+    project doc loads no project doc at all (the global file still loads). Run as an
+    unprivileged user through the CLI: root reads a 0000 file anyway."""
+    import json
+    import subprocess
+    import sys
+
+    from helpers.unprivileged import NOBODY, world_readable_tmp
+
+    with world_readable_tmp("rulelens-codex-") as base:
+        home, repo = base / "home", base / "repo"
+        write(home / ".codex" / "AGENTS.md", "global")
+        (repo / ".git").mkdir(parents=True)
+        write(repo / "AGENTS.md", "root doc")
+        locked = write(repo / "sub" / "AGENTS.md", "secret")
+        locked.chmod(0)
+        cmd = [str(Path(sys.executable).with_name("rulelens")), "chain", "--json",
+               "--agent", "codex", str(repo / "sub")]
+        if os.geteuid() == 0:
+            cmd = NOBODY + cmd
+        out = subprocess.run(cmd, env=env_for(home), capture_output=True, text=True,
+                             check=True, timeout=60)
+        view = json.loads(out.stdout)
+        assert [f["path"] for f in view["files"]] == [str(home / ".codex" / "AGENTS.md")]
+        reasons = {s["path"]: s["reason"] for s in view["skipped"]}
+        assert reasons[str(locked)] == "unreadable"
+        assert reasons[str(repo / "AGENTS.md")] == "aborted"
