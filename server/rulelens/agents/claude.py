@@ -164,6 +164,12 @@ class _Loader:
                 self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", depth))
                 self.b.skip(target, "import-missing", f"{where}: no such file", owner)
                 continue
+            head = fsio.read_bytes(target, 8192)
+            if isinstance(head, bytes) and b"\0" in head:
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", depth))
+                self.b.skip(target, "import-binary", f"{where}: a binary file; Claude Code does"
+                            f" not include binary files through imports ({DOCS})", owner)
+                continue
             if not fsio.is_below(os.path.realpath(target), os.path.realpath(self.cwd)) \
                     and role == "project":
                 self.b.imports.append(ImportEdge(owner, line, spec, target, "needs-approval",

@@ -158,3 +158,13 @@ def test_fact_23_render_frames_each_start_file(base: Path, home: Path) -> None:
     assert (f"Contents of {home}/.claude/CLAUDE.md (user's private global instructions for all"
             " projects):\n\nuser") in r
     assert f"Contents of {base}/CLAUDE.md (project instructions, checked into the codebase)" in r
+
+
+def test_fact_15_binary_files_are_not_imported(base: Path, home: Path) -> None:
+    """Fact 15 (CHANGELOG): binary files are not included via imports."""
+    write(base / "CLAUDE.md", "See @logo.png and @notes.md")
+    write(base / "logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    write(base / "notes.md", "notes")
+    v = _view(base, home)
+    assert skipped(v, base / "logo.png").reason == "import-binary"
+    assert entry(v, base / "notes.md").imported_by == str(base / "CLAUDE.md")
