@@ -166,7 +166,7 @@ class _Loader:
                 continue
             head = fsio.read_bytes(target, 8192)
             if isinstance(head, bytes) and b"\0" in head:
-                self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", depth))
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "binary", depth))
                 self.b.skip(target, "import-binary", f"{where}: a binary file; Claude Code does"
                             f" not include binary files through imports ({DOCS})", owner)
                 continue

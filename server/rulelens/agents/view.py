@@ -75,7 +75,8 @@ class NotLoaded:
         return out
 
 
-ImportStatus = Literal["inlined", "missing", "cycle", "depth", "outside", "needs-approval"]
+ImportStatus = Literal["inlined", "missing", "cycle", "depth", "outside", "needs-approval",
+                       "binary"]
 
 
 @dataclass(frozen=True)
