@@ -77,14 +77,20 @@ local function set_lines(lines)
   vim.bo[buf].modifiable = false
 end
 
---- Lines for a rulelens/chain payload; entries map 1-based line numbers to file paths.
-function S.format(name, chain, cols)
+--- A fresh `lines`/`entries` pair and its `add(text, path?)`, headed "RuleLens · name".
+local function collector(name)
   local lines, entries = {}, {}
   local function add(text, path)
     table.insert(lines, text)
     if path then entries[#lines] = path end
   end
   add("RuleLens · " .. name)
+  return lines, entries, add
+end
+
+--- Lines for a rulelens/chain payload; entries map 1-based line numbers to file paths.
+function S.format(name, chain, cols)
+  local lines, entries, add = collector(name)
   if chain == nil or chain == vim.NIL then
     add("")
     add("No chain: not a file in this workspace.")
@@ -147,12 +153,7 @@ end
 
 --- Lines for `:RuleLensChain AGENT` / `:RuleLensChain all`.
 function S.format_agents(name, views, cols)
-  local lines, entries = {}, {}
-  local function add(text, path)
-    table.insert(lines, text)
-    if path then entries[#lines] = path end
-  end
-  add("RuleLens · " .. name)
+  local lines, entries, add = collector(name)
   if views == nil or views == vim.NIL or #views == 0 then
     add("")
     add("No chain: not a file in this workspace.")

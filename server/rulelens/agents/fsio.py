@@ -11,6 +11,9 @@ import os
 import stat
 
 from rulelens.agents import safeio
+from rulelens.agents.fs import exists, is_dir
+
+__all__ = ["exists", "is_dir"]  # re-exported: the discovery modules read through fsio only
 
 #: The most any discovery module reads of one file (Claude skips files over 4 MiB whole;
 #: nothing else needs more to decide).
@@ -48,21 +51,6 @@ def is_file(path: str) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
-
-
-def is_dir(path: str) -> bool:
-    try:
-        return stat.S_ISDIR(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def exists(path: str) -> bool:
-    try:
-        os.stat(path)
-    except (OSError, ValueError):
-        return False
-    return True
 
 
 def readable(path: str) -> bool:
