@@ -44,7 +44,7 @@ MARKER = Path("rulelens.rulelens") / "server-env" / "rulelens-extension.json"
 
 
 def _drive(url: str, demo: dict[str, str], env: dict[str, str], tmp: Path,
-           run: str) -> dict[str, Any]:
+           run: str, **extra: str) -> dict[str, Any]:
     first_run = run == "first"
     out = tmp / f"driver-{run}.json"
     drv_env = {**env, "HOME": str(tmp / "chromium-home"), "CS_URL": url,
@@ -54,7 +54,7 @@ def _drive(url: str, demo: dict[str, str], env: dict[str, str], tmp: Path,
                "SETUP_TEXT": UPDATE_TEXT if run == "upgrade" else SETUP_TEXT,
                "ARTIFACTS": str(ARTIFACTS), "PLAYWRIGHT_DIR": str(PLAYWRIGHT_DIR),
                "RESULT_OUT": str(out),
-               "SHOT_PREFIX": f"vscode-{run}-run-"}
+               "SHOT_PREFIX": f"vscode-{run}-run-", **extra}
     node = shutil.which("node", path=drv_env["PATH"]) or "node"
     proc = subprocess.run([node, str(DRIVER)], env=drv_env, capture_output=True, text=True,
                           timeout=300)
@@ -64,15 +64,14 @@ def _drive(url: str, demo: dict[str, str], env: dict[str, str], tmp: Path,
     return result
 
 
-@pytest.fixture(scope="module")
-def vscode_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def _fresh_machine(tmp: Path, path: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The demo, and the environment of a user who has never installed RuleLens."""
     missing = missing_tools(VSIX)
     if missing:
         msg = f"VS Code e2e tools missing: {', '.join(missing)} (run ./scripts/test)"
         if os.environ.get("RULELENS_REQUIRE_VSCODE_E2E") == "1":
             pytest.fail(msg)
         pytest.skip(msg)
-    tmp = tmp_path_factory.mktemp("vscode-install")
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "demo" / "build.py"),
                           str(tmp / "demo")], check=True, capture_output=True, text=True).stdout
     demo = dict(line.split("=", 1) for line in out.split())
@@ -83,12 +82,19 @@ def vscode_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "HOME": demo["home"], "GROK_HOME": demo["grok_home"],
         "XDG_CONFIG_HOME": str(xdg / "config"), "XDG_DATA_HOME": str(xdg / "data"),
         "XDG_CACHE_HOME": str(xdg / "cache"), "XDG_STATE_HOME": str(xdg / "state"),
-        "PATH": f"{NODE24_BIN}:{SYSTEM_PATH}",
+        "PATH": path,
         # No package index: pip is pointed at nothing, told not to use one, and any proxy
         # it might try leads nowhere (and code-server runs without a network anyway).
         "PIP_INDEX_URL": "http://127.0.0.1:9/simple", "PIP_NO_INDEX": "1",
         "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
     })
+    return demo, env
+
+
+@pytest.fixture(scope="module")
+def vscode_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("vscode-install")
+    demo, env = _fresh_machine(tmp, f"{NODE24_BIN}:{SYSTEM_PATH}")
     probe = subprocess.run(["python3", "-c", "import rulelens"], env=env, capture_output=True,
                            text=True)
     assert probe.returncode != 0 and "No module named 'rulelens'" in probe.stderr, \
@@ -167,3 +173,20 @@ def test_a_new_extension_version_reinstalls_into_the_same_environment(
     assert upgrade["marker"]["extensionVersion"] == first["marker"]["extensionVersion"]
     assert upgrade["venv_cfg"] == first["venv_cfg"], "the venv was recreated, not upgraded"
     assert any(LENS_EXPECT in lens for lens in upgrade["lenses"]), upgrade["lenses"]
+
+
+def test_without_python_one_message_says_how_to_fix_it(tmp_path: Path) -> None:
+    # PATH holds Node and nothing else: no python3, python3.X or python anywhere on it.
+    # VSCODE_CLI=1: the server keeps this environment instead of a login shell's PATH.
+    demo, env = _fresh_machine(tmp_path, str(NODE24_BIN))
+    env["VSCODE_CLI"] = "1"
+    bench = Workbench(tmp_path / "cs", env, {})
+    bench.install(VSIX)
+    with bench.serve(demo["repo"], tmp_path / "code-server.log", offline=True) as url:
+        result = _drive(url, demo, env, tmp_path, "no-python",
+                        EXPECT_ERROR="RuleLens needs Python")
+    toast = result["errorToast"]
+    assert "RuleLens needs Python 3.11–3.14" in toast and "Found none on PATH" in toast, toast
+    assert "rulelens.server.python" in toast and "Open Setting" in toast, toast
+    assert result["toastCount"] == 1, "expected exactly one notification"
+    assert not (bench.global_storage / MARKER).exists()

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -98,7 +99,7 @@ class Workbench:
         listen = ["--socket", str(sock)] if offline else ["--bind-addr", f"127.0.0.1:{port}"]
         argv = [*self.base, *listen, folder]
         if offline:
-            argv = ["unshare", "-n", *argv]
+            argv = [shutil.which("unshare") or "/usr/bin/unshare", "-n", *argv]
         with log.open("a") as out:
             proc = subprocess.Popen(argv, env=self.env, stdout=out, stderr=subprocess.STDOUT,
                                     start_new_session=True)

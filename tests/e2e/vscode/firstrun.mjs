@@ -6,6 +6,8 @@
 // Inputs (environment): CS_URL, DEMO_REPO, DEEP_FILE_NAME, LENS_EXPECT, TREE_EXPECT (JSON
 // list), FIRST_RUN ("1" or "0"), SETUP_TEXT (text of the set-up notification), ARTIFACTS,
 // PLAYWRIGHT_DIR, RESULT_OUT (JSON summary for pytest), SHOT_PREFIX (screenshot names).
+// With EXPECT_ERROR set, the run only waits for the error notification that contains it
+// (no Python on PATH), records it and how many notifications show, and stops there.
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -55,10 +57,19 @@ await page.addInitScript((needle) => {
   }).observe(document, { childList: true, subtree: true, characterData: true });
 }, env("SETUP_TEXT"));
 
-try {
-  await page.goto(`${env("CS_URL")}/?folder=${encodeURIComponent(env("DEMO_REPO"))}`, { waitUntil: "domcontentloaded" });
-  await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
-  step("workbench rendered");
+// No usable Python: one error notification, and nothing else.
+const expectErrorRun = async (needle) => {
+  const toast = page.locator(".notification-toast", { hasText: needle }).first();
+  await toast.waitFor({ timeout: 90000 });
+  await page.waitForTimeout(1500); // give a second notification the chance to appear
+  result.errorToast = (await toast.innerText()).trim();
+  result.toastCount = await page.locator(".notification-toast").count();
+  await shot("error.png");
+  step("error shown", { toast: result.errorToast });
+};
+
+// The server runs: (first run) the set-up progress, then the lens and the view.
+const workingRun = async () => {
   if (firstRun) {
     const toast = page.locator(".notification-toast", { hasText: env("SETUP_TEXT") }).first();
     await toast.waitFor({ timeout: 90000 });
@@ -100,6 +111,14 @@ try {
   result.treeRows = await rows.allInnerTexts();
   step("active rules view", { rows: result.treeRows.length });
   await shot("active-rules.png");
+};
+
+try {
+  await page.goto(`${env("CS_URL")}/?folder=${encodeURIComponent(env("DEMO_REPO"))}`, { waitUntil: "domcontentloaded" });
+  await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+  step("workbench rendered");
+  if (process.env.EXPECT_ERROR) await expectErrorRun(process.env.EXPECT_ERROR);
+  else await workingRun();
   result.ok = true;
 } catch (err) {
   result.ok = false;
