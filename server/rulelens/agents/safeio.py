@@ -137,9 +137,22 @@ def read_bytes(path: str, limit: int = TEXT_LIMIT) -> bytes:
     the bound while being read) or ``OSError``.
     """
     with open_regular(path) as (fd, st):
-        if st.st_size > limit:
-            raise TooLargeError(path, st.st_size, limit)
-        data = _read_up_to(fd, limit + 1)
+        return read_opened(fd, st, path, limit)
+
+
+def read_opened(fd: int, st: os.stat_result, path: str, limit: int = TEXT_LIMIT) -> bytes:
+    """:func:`read_bytes` for a descriptor the caller opened itself (relative to a
+    directory descriptor, say, as the memory reads beneath a root do); ``st`` is its
+    ``fstat``. The same refusals: not a regular file, a kernel pseudo-file, over ``limit``.
+    """
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFileError(path, kind_of(st.st_mode))
+    pseudo = _pseudo_kind(st) if st.st_size == 0 else None
+    if pseudo is not None:
+        raise NotAFileError(path, pseudo)
+    if st.st_size > limit:
+        raise TooLargeError(path, st.st_size, limit)
+    data = _read_up_to(fd, limit + 1)
     if len(data) > limit:
         raise TooLargeError(path, len(data), limit)
     return data

@@ -30,11 +30,18 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from rulelens.agents import safeio
+from rulelens.agents.safeio import kind_of
+
+__all__ = ["MAX_MEMORY_FILE_BYTES", "Refused", "SkippedFile", "kind_of", "listdir_beneath",
+           "lstat_beneath", "open_beneath", "open_dir_for_write", "read_beneath", "read_fd",
+           "read_regular", "relative_to"]
+
 #: The most links one path may go through (Linux's MAXSYMLINKS).
 LINK_LIMIT = 40
 #: A memory file larger than this is not read (the agent has no cap; our index and the
-#: editor would hold the whole text). 64 MiB is far above any real MEMORY.md or session log.
-MAX_MEMORY_FILE_BYTES = 64 * 1024 * 1024
+#: editor would hold the whole text): safeio's bound for a text file held whole, 64 MiB.
+MAX_MEMORY_FILE_BYTES = safeio.TEXT_LIMIT
 #: Opening a directory component: never follow a link, never block.
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 #: Opening the file itself: also O_NONBLOCK and O_NOCTTY (a FIFO or a terminal that
@@ -64,16 +71,6 @@ class Refused(OSError):
 
     def skipped(self) -> SkippedFile:
         return SkippedFile(self.path, str(self))
-
-
-def kind_of(mode: int) -> str:
-    """What a non-regular file is, in words (for ``not-a-file`` reasons)."""
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def relative_to(root: str, path: str) -> str | None:
@@ -260,26 +257,17 @@ def lstat_beneath(root: str, path: str) -> os.stat_result:
 
 def read_fd(fd: int, st: os.stat_result, path: str,
             limit: int = MAX_MEMORY_FILE_BYTES) -> bytes:
-    """The whole content of an open regular file, refused above ``limit`` bytes (the bound
-    holds even if the file grows while it is read)."""
-    if not stat.S_ISREG(st.st_mode):
-        raise Refused(path, "not-a-file", kind_of(st.st_mode))
-    if st.st_size > limit:
-        raise Refused(path, "too-large", f"{st.st_size} bytes; RuleLens reads memory files"
-                                         f" up to {limit} bytes")
-    chunks: list[bytes] = []
-    total = 0
-    while True:
-        try:
-            block = os.read(fd, 1 << 20)
-        except OSError as exc:
-            raise _io_refusal(path, exc) from exc
-        if not block:
-            return b"".join(chunks)
-        total += len(block)
-        if total > limit:
-            raise Refused(path, "too-large", f"grew past {limit} bytes while being read")
-        chunks.append(block)
+    """The whole content of an open regular file, through the one bounded read
+    (:func:`rulelens.agents.safeio.read_opened`), refused above ``limit`` bytes."""
+    try:
+        return safeio.read_opened(fd, st, path, limit)
+    except safeio.NotAFileError as exc:
+        raise Refused(path, "not-a-file", exc.kind) from exc
+    except safeio.TooLargeError as exc:
+        raise Refused(path, "too-large", f"{exc.size} bytes; RuleLens reads memory files"
+                                         f" up to {limit} bytes") from exc
+    except OSError as exc:
+        raise _io_refusal(path, exc) from exc
 
 
 def read_beneath(root: str, path: str, limit: int = MAX_MEMORY_FILE_BYTES
@@ -295,14 +283,14 @@ def read_regular(path: str, limit: int = MAX_MEMORY_FILE_BYTES
     """(content, fstat) of a file the user named (no root): opened without blocking, read
     only when the descriptor is a regular file. Raises :class:`Refused`."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY)
+        with safeio.open_regular(path) as (fd, st):
+            return read_fd(fd, st, path, limit), st
+    except safeio.NotAFileError as exc:
+        raise Refused(path, "not-a-file", exc.kind) from exc
+    except Refused:
+        raise
     except OSError as exc:
         raise _io_refusal(path, exc) from exc
-    try:
-        st = os.fstat(fd)
-        return read_fd(fd, st, path, limit), st
-    finally:
-        os.close(fd)
 
 
 def open_dir_for_write(root: str, rel_dir: str, create: bool) -> int:
