@@ -22,6 +22,7 @@ from rulelens.memory.beneath import (
     listdir_beneath,
     lstat_beneath,
     read_beneath,
+    relative_to,
 )
 
 #: Memory-file source labels (spec §7.3). ``dream`` is only ever carried over from the
@@ -252,10 +253,22 @@ class MemoryLocation:
         else:
             skipped.append(SkippedFile(path, f"not-a-file: {kind_of(st.st_mode)}"))
 
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The directories memory files are read beneath: the global dir, which holds the
+        legacy workspace dirs; plus the workspace dir when it lies elsewhere (memory v2
+        keeps ``global/`` and ``workspaces/<name>/`` side by side)."""
+        if relative_to(self.global_dir, self.workspace_dir) is not None:
+            return (self.global_dir,)
+        return (self.global_dir, self.workspace_dir)
+
     def read_file(self, path: str) -> tuple[bytes, os.stat_result]:
-        """(content, fstat) of a memory file, opened beneath the memory root: the one read
-        of memory content (raises :class:`~rulelens.memory.beneath.Refused`)."""
-        return read_beneath(self.global_dir, path)
+        """(content, fstat) of a memory file, opened beneath the memory root it is under:
+        the one read of memory content (raises :class:`~rulelens.memory.beneath.Refused`)."""
+        roots = self.roots
+        root = next((r for r in reversed(roots) if relative_to(r, path) is not None),
+                    roots[0])
+        return read_beneath(root, path)
 
     def is_under_roots(self, path: str) -> bool:
         """Opening a result is restricted to the memory roots (``memory_get``'s rule)."""
