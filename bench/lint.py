@@ -1,32 +1,38 @@
-"""Benchmark: lint 1,000 instruction files of mixed sizes, cold, against read + YAML parse.
+"""Benchmark: `rulelens lint` side by side with agnix, and the in-process cost breakdown.
 
 Builds (in a temp dir) a real git repository with 1,000 instruction files: AGENTS.md and
 CLAUDE.md in nested packages, `.grok/rules`, `.claude/rules` (with `paths` frontmatter),
 `.cursor/rules/*.mdc`, `.github/instructions`; 70 % small (0.2-2 KB), 25 % medium
-(2-20 KB), 5 % large (50-200 KB). Then, in the same run and on a warm page cache:
+(2-20 KB), 5 % large (50-200 KB). Two trees: ``root rules`` (the rules directories hold
+~400 rule files at the repository root, so each of the 101 chains loads all of them) and
+``spread rules`` (the same files with each rule file in a package's rules directories, so
+a chain loads about ten files).
 
-* ``baseline``  read each file, decode UTF-8, split frontmatter, ``yaml.compose`` + construct
-                it with the same (libyaml) loader the linter uses - the floor;
-* ``lint``      the real CLI path per file (``LintSession.lint``: repository config, chain
+**Side by side with agnix** (the targets of issue #14), each tool in a fresh process, in
+one run, on the same trees, alternating, ``--rounds`` times; medians of wall time:
+
+* ``rulelens lint --format json TREE`` vs ``agnix TREE`` on both 1,000-file trees
+  (target: ratio <= 1.0; rulelens uses every core for large trees, as agnix does);
+* the same on a one-file project (target: ratio <= 3).
+
+agnix is a bench-only tool: ``pip install -e '.[bench]'`` (or ``pip install agnix``) in
+the bench's environment; without it the comparison is skipped and said so.
+
+**In process** (same run, warm page cache), best round of each, for reading the ratio:
+
+* ``baseline``  read each file, decode UTF-8, split frontmatter, ``yaml.compose`` +
+                construct it with the same (libyaml) loader the linter uses;
+* ``lint``      the real per-file path (``LintSession.lint``: repository config, chain
                 resolution, read, ``lint_document`` with every check on) on a new
-                ``LintSession`` per round ("cold": the session owns every lint cache, so
-                none survives from an earlier round; caches built during the round are
-                what one ``rulelens lint`` run builds), under the CLI's garbage-collector
-                setting (``batch_gc``).
+                ``LintSession`` per round ("cold": the session owns every lint cache;
+                only the rules engine's pure per-pattern memo of gitignore lines lives
+                on, as ``re``'s does), one process, under the CLI's garbage-collector
+                setting (``batch_gc``);
+* ``warm``      a second pass of one ``LintSession`` with every cache kept;
+* ``floor``     the chain-aware floor: the baseline's work + every chain resolved + each
+                loaded file outlined once, no check.
 
-Each is run ``--rounds`` times; the best round of each is reported with files/s and the
-lint/baseline ratio. Targets: > 1,000 files/s, ratio <= 3. For reference, a third line
-times a second pass of one ``LintSession`` with every cache kept (the per-file floor of the
-pipeline, and what the language server's steady state costs), so the cold-only share of
-the ratio can be read off.
-
-Two trees, both reported: ``root rules`` (the target's scenario: the rules directories
-hold ~400 rule files at the repository root, so each of the 101 chains loads all of them)
-and, labelled as a second scenario, ``spread rules`` (the same files, sizes and
-frontmatter, with each rule file in the rules directories of a package instead, so a
-chain loads about ten files).
-
-    .venv/bin/python bench/lint.py [--files 1000] [--rounds 3] [--keep DIR]
+    .venv/bin/python bench/lint.py [--files 1000] [--rounds 5] [--keep DIR]
                                    [--scenario root|spread|both]
 """
 
@@ -37,6 +43,7 @@ import gc
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,7 +56,7 @@ from rulelens.lint.engine import chain_dir
 from rulelens.lint.markdown import outline
 from rulelens.lint.session import LintSession
 from rulelens.lint.yamlbound import _Loader
-from rulelens.rules import AgentEnvironment, Resolver, gitignore
+from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.frontmatter import split
 from rulelens.rules.model import Chain
 
@@ -145,20 +152,11 @@ def baseline(files: list[str]) -> float:
     return time.perf_counter() - start
 
 
-def _cold() -> None:
-    """Forget the rules engine's gitignore pattern memos (module-level in
-    ``rules/gitignore.py``, outside the lint session); lint state is cold with a new
-    :class:`LintSession`."""
-    gitignore._compile.cache_clear()
-    gitignore._any_rule.cache_clear()
-
-
 def floor(files: list[str], env: AgentEnvironment) -> float:
     """Seconds for the work a chain-aware linter of this design cannot skip, with no check:
     the baseline's read and parse of every file, every chain resolved (which reads the
     loaded files, so those are not read twice), and each loaded file's content outlined
     once for the duplicate and shadowing comparisons."""
-    _cold()
     resolver = Resolver(env)
     chains: dict[int, Chain] = {}  # holding each chain keeps its id from being reused
     outlined: set[str] = set()
@@ -187,7 +185,6 @@ def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, float, int
     once more just before, through the same resolver, only to time it apart:
     ``LintSession.lint`` then gets it from the resolver's cache.
     """
-    _cold()
     linter = LintSession(env)
     findings = 0
     resolving = 0.0
@@ -213,14 +210,65 @@ def lint_warm(files: list[str], env: AgentEnvironment) -> float:
     return time.perf_counter() - start
 
 
+def _agnix() -> str | None:
+    here = os.path.join(os.path.dirname(sys.executable), "agnix")
+    return here if os.path.exists(here) else shutil.which("agnix")
+
+
+def _wall(cmd: list[str], cwd: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=False)
+    return time.perf_counter() - start
+
+
+def side_by_side(label: str, repo: str, env: dict[str, str], rounds: int) -> None:
+    """Median wall time of `rulelens lint` and of agnix on ``repo``, fresh processes."""
+    agnix = _agnix()
+    ours_cmd = [sys.executable, "-m", "rulelens", "lint", "--format", "json", repo]
+    ours: list[float] = []
+    theirs: list[float] = []
+    _wall(ours_cmd, repo, env)  # page cache and .pyc warm for both
+    if agnix is not None:
+        _wall([agnix, repo], repo, env)
+    for _ in range(rounds):
+        ours.append(_wall(ours_cmd, repo, env))
+        if agnix is not None:
+            theirs.append(_wall([agnix, repo], repo, env))
+    mine = statistics.median(ours)
+    if agnix is None:
+        print(f"{label}: rulelens lint {mine * 1000:.0f} ms (median of {rounds}); agnix not"
+              " installed (pip install -e '.[bench]'): no ratio")
+        return
+    other = statistics.median(theirs)
+    print(f"{label}: rulelens lint {mine * 1000:.0f} ms, agnix {other * 1000:.0f} ms"
+          f" (medians of {rounds}, fresh processes): ratio {mine / other:.2f}x")
+
+
+def one_file_project(dest: str, rounds: int, env: dict[str, str]) -> None:
+    repo = os.path.join(dest, "one-file")
+    os.makedirs(repo)
+    subprocess.run(["git", "init", "-q", repo], check=True)
+    with open(os.path.join(repo, "AGENTS.md"), "w", encoding="utf-8") as fh:
+        fh.write("# Rules\n\nRun the tests before committing.\n")
+    side_by_side("[one-file project] (target <= 3x)", repo, env, rounds)
+
+
+def _environ(home: str) -> dict[str, str]:
+    return {"HOME": home, "GROK_HOME": os.path.join(home, ".grok"),
+            "PATH": os.environ.get("PATH", "")}
+
+
 def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool) -> None:
     files = build(dest, n_files, spread=spread)
     home = os.path.join(dest, "home")
-    env = AgentEnvironment.from_env({"HOME": home, "GROK_HOME": os.path.join(home, ".grok"),
-                                     "PATH": os.environ.get("PATH", "")})
+    environ = _environ(home)
+    env = AgentEnvironment.from_env(environ)
     total_bytes = sum(os.path.getsize(f) for f in files)
     print(f"[{label}] {len(files)} files, {total_bytes / 1e6:.1f} MB, yaml loader:"
           f" {_Loader.__name__}")
+    side_by_side("side by side (target <= 1.0x)", os.path.join(dest, "repo"),
+                 {**os.environ, **environ}, rounds)
     baseline(files)  # warm the page cache for both measurements
     base_t: list[float] = []
     lint_t: list[tuple[float, float]] = []
@@ -251,7 +299,7 @@ def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool)
     print(f"  of which chain resolution (rules engine, {len({chain_dir(f) for f in files})}"
           f" chains): {res * 1000:.1f} ms; lint engine: {(lt - res) * 1000:.1f} ms")
     print(f"ratio lint/baseline: {lt / b:.2f}x  (engine only: {(lt - res) / b:.2f}x);"
-          f" target <= 3x; > 1,000 files/s: {'yes' if n / lt > 1000 else 'NO'}")
+          f" > 1,000 files/s: {'yes' if n / lt > 1000 else 'NO'}")
     print(f"for reference, warm (2nd pass of one LintSession, every cache kept): {w * 1000:.1f} ms"
           f" = {w / b:.2f}x baseline; the cold-only work (chains, outlines and tables, first"
           f" stats and globs) is {(lt - w) * 1000:.1f} ms")
@@ -263,7 +311,7 @@ def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool)
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=1000)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--keep", help="build the trees here and keep them")
     ap.add_argument("--scenario", choices=("root", "spread", "both"), default="both",
                     help="root: the target's tree (rule files at the repository root);"
@@ -279,6 +327,10 @@ def main() -> int:
                 print()
             run_scenario("spread rules: second scenario, rule files in package directories",
                          os.path.join(dest, "spread"), args.files, args.rounds, spread=True)
+        print()
+        home = os.path.join(dest, "one-home")
+        os.makedirs(os.path.join(home, ".grok"))
+        one_file_project(dest, args.rounds, {**os.environ, **_environ(home)})
         return 0
     finally:
         if not args.keep:

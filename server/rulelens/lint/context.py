@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from rulelens.agents.fs import canonical, discover_git_root
 from rulelens.lint.caches import LintCaches
 from rulelens.lint.chainindex import ChainIndex
 from rulelens.lint.config import LintConfig
@@ -21,7 +22,6 @@ from rulelens.lint.disk import Disk
 from rulelens.lint.document import Document
 from rulelens.lint.model import Finding, Fix, Range, Related, TextEdit
 from rulelens.lint.registry import BY_CODE
-from rulelens.rules.fs import canonical, discover_git_root
 from rulelens.rules.model import Chain, RuleFile, Skipped
 
 
@@ -76,7 +76,12 @@ class Context:
         root = self.git_root
         if not root:
             return ()
-        return tuple(dict.fromkeys((root.rstrip(os.sep), canonical(root).rstrip(os.sep))))
+        # The chain's root is canonical; the document may be spelled through a symlinked
+        # directory, so its own spelling of the root counts too.
+        spelled = root
+        if not self.doc.path.startswith(root.rstrip(os.sep) + os.sep):
+            spelled = canonical(root)
+        return tuple(dict.fromkeys((root.rstrip(os.sep), spelled.rstrip(os.sep))))
 
     def has(self, code: str) -> bool:
         return any(f.code == code for f in self.findings)

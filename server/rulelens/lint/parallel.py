@@ -12,15 +12,17 @@ is not available, or a child fails, the slice is linted here instead.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING
 
 from rulelens.lint.model import Finding, Range
 from rulelens.lint.session import LintSession
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 #: Below this many files one process is faster than starting others.
 MIN_FILES = 200
@@ -49,8 +51,11 @@ def lint_serial(linter: LintSession, files: list[str]) -> list[Finding]:
 def lint_files(linter: LintSession, files: list[str], jobs: int) -> tuple[list[Finding],
                                                                           list[str]]:
     """Findings for ``files`` in order, and the configuration problems seen."""
-    if jobs <= 1 or len(files) < MIN_FILES or \
-            "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(files) < MIN_FILES:
+        return lint_serial(linter, files), linter.problems
+    import multiprocessing  # only large runs pay for it
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         return lint_serial(linter, files), linter.problems
     size = -(-len(files) // jobs)
     slices = [files[i:i + size] for i in range(0, len(files), size)]
@@ -76,6 +81,8 @@ def _work(linter: LintSession, part: list[str]) -> Callable[[], Result]:
 
 
 def _start(work: Callable[[], Result]) -> tuple[BaseProcess, Connection] | None:
+    import multiprocessing
+
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
 
