@@ -72,7 +72,10 @@ def build_dists(python: str) -> Path:
     for old in DIST.glob("rulelens-*"):
         if old.suffix != ".vsix":
             old.unlink()
-    run([python, "-m", "build", "--outdir", DIST, ROOT], stdout=subprocess.DEVNULL)
+    proc = subprocess.run([python, "-m", "build", "--outdir", str(DIST), str(ROOT)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"python -m build failed:\n{proc.stdout}{proc.stderr}")
     wheel = DIST / f"rulelens-{version}-py3-none-any.whl"
     if not wheel.is_file() or not (DIST / f"rulelens-{version}.tar.gz").is_file():
         raise SystemExit(f"python -m build did not write the wheel and sdist into {DIST}")
@@ -95,7 +98,12 @@ def dependency_wheels(python: str, target: str, py_version: str) -> Path:
                               "--implementation", "cp", "-d", cache]
     for tag in platforms:
         argv += ["--platform", tag]
-    run([*argv, *requirements])
+    # Quiet unless it fails: pip warns about every index location of a machine's pip.conf.
+    proc = subprocess.run([str(a) for a in [*argv, *requirements]], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"pip download failed for {target} / Python {py_version}:\n"
+                         f"{proc.stdout}{proc.stderr}")
     stamp.write_text(stamp_text)
     return cache
 
