@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,17 +36,37 @@ def enabled_agents(setting: object, workspace: str | None) -> list[str]:
     return present(workspace) if workspace else ["grok"]
 
 
+#: Views kept at once (least recently used dropped first): a view holds the injected text
+#: of every file it lists, so 2,000 open files x 7 agents would hold it 14,000 times.
+MAX_VIEWS = 256
+
+
 @dataclass
 class AgentViews:
-    """Cache of per-agent views; thread-safe (handlers run in a pool)."""
+    """Per-agent views (a bounded LRU) and the strings made of them (the lens title, the
+    hover table: one per open document and start directory); thread-safe."""
 
     environ: Mapping[str, str]
-    _cache: dict[tuple[str, str, str], AgentView] = field(default_factory=dict)
+    _cache: OrderedDict[tuple[str, str, str], AgentView] = field(default_factory=OrderedDict)
+    _texts: dict[tuple[str, tuple[str, ...], str, str], str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
+            self._texts.clear()
+
+    def text(self, kind: str, path: str, cwd: str, agents: Sequence[str],
+             resolve: Callable[[str], Chain], build: Callable[[list[AgentView]], str]) -> str:
+        """``build(views)`` for this document, remembered until it changes or closes."""
+        key = (kind, tuple(agents), cwd, path)
+        with self._lock:
+            hit = self._texts.get(key)
+        if hit is None:
+            hit = build(self.views(path, cwd, agents, resolve))
+            with self._lock:
+                self._texts[key] = hit
+        return hit
 
     def views(self, path: str, cwd: str, agents: Sequence[str],
               resolve: Callable[[str], Chain]) -> list[AgentView]:
@@ -54,10 +75,14 @@ class AgentViews:
             key = (agent, cwd, path)
             with self._lock:
                 hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
             if hit is None:
                 hit = views_for_file(path, cwd, [agent], self.environ, resolve)[0]
                 with self._lock:
                     self._cache[key] = hit
+                    while len(self._cache) > MAX_VIEWS:
+                        self._cache.popitem(last=False)
             out.append(hit)
         out.sort(key=lambda v: ORDER.index(family(v.agent)) if family(v.agent) in ORDER else 99)
         return out
@@ -67,10 +92,12 @@ class AgentViews:
         with self._lock:
             for key in [k for k in self._cache if k[2] == path]:
                 del self._cache[key]
+            for tkey in [k for k in self._texts if k[3] == path]:
+                del self._texts[tkey]
 
     def size(self) -> int:
         with self._lock:
-            return len(self._cache)
+            return len(self._cache) + len(self._texts)
 
 
 def start_label(cwd: str, workspace: str | None) -> str:

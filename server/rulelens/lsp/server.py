@@ -365,11 +365,11 @@ def create_server(environ: Mapping[str, str] | None = None,
         lenses.append(types.CodeLens(range=top, command=types.Command(
             title=views.chain_lens_title(chain), command=protocol.SHOW_CHAIN,
             arguments=[uri])))
-        per_agent = s.agent_views(path) if len(s.agents_for(path)) > 1 else None
-        if per_agent:
+        workspace = s.root_for(path)
+        title = s.agent_text(path, "lens", lambda vs: agentviews.lens_title(vs, workspace))
+        if title:
             lenses.append(types.CodeLens(range=top, command=types.Command(
-                title=agentviews.lens_title(per_agent, s.root_for(path)),
-                command=protocol.SHOW_CHAIN, arguments=[uri])))
+                title=title, command=protocol.SHOW_CHAIN, arguments=[uri])))
         return lenses
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -386,9 +386,11 @@ def create_server(environ: Mapping[str, str] | None = None,
             if chain is None:
                 return None
             text = views.chain_hover(chain, s.tracker_split(path, chain))
-            per_agent = s.agent_views(path) if len(s.agents_for(path)) > 1 else None
-            if per_agent:
-                text += "\n\n" + agentviews.hover_table(per_agent, s.root_for(path))
+            workspace = s.root_for(path)
+            table = s.agent_text(path, "hover",
+                                 lambda vs: agentviews.hover_table(vs, workspace))
+            if table:
+                text += "\n\n" + table
             status = s.rule_status(path)
             if status is not None:
                 text = views.rule_hover_line(status) + "\n\n" + text

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -335,6 +335,17 @@ class Session:
             return None
         return self.agent_view_cache.views(path, start, agents or self.agents_for(path),
                                            resolver.resolve)
+
+    def agent_text(self, path: str, kind: str,
+                   build: Callable[[list[AgentView]], str]) -> str | None:
+        """A string made of the enabled agents' views (lens title, hover table), cached per
+        document and start directory; ``None`` when one agent or fewer is enabled."""
+        resolver = self.resolver
+        start = self.agent_cwd(path)
+        agents = self.agents_for(path)
+        if resolver is None or start is None or len(agents) < 2:
+            return None
+        return self.agent_view_cache.text(kind, path, start, agents, resolver.resolve, build)
 
     # -------------------------------------------------------------- rule files
     def rule_status(self, path: str) -> RuleStatus | None:
