@@ -92,6 +92,8 @@ class _Parsed:
     literal: str | None = None
     anchored: bool = False
     dir_only: bool = False
+    #: Too many repeats for the backtracking ``re``: runs on the linear matcher.
+    linear: bool = False
 
 
 _ANY_DIRS = "^(?:.+/)?"
@@ -135,7 +137,8 @@ def _compile(line: str) -> _Parsed | None:
     form = _literal_form(regex) if exact else None
     if form is not None:
         return _Parsed(bool(include), regex, exact, *form)
-    return _Parsed(bool(include), regex, exact)
+    return _Parsed(bool(include), regex, exact,
+                   linear=unbounded_repeats(regex) > _BACKTRACK_SAFE)
 
 
 def _any_rule(patterns: tuple[tuple[str, bool], ...]) -> re.Pattern[str] | None:
@@ -304,8 +307,7 @@ class GitIgnore:
             loaded = _read_patterns(source)
             problems += loaded.problems
             for number, line, parsed in loaded.lines:
-                linear = parsed.literal is None and unbounded_repeats(
-                    parsed.regex) > _BACKTRACK_SAFE
+                linear = parsed.linear
                 literal = (None if parsed.literal is None
                            else (parsed.literal, parsed.anchored, parsed.dir_only))
                 rule = IgnoreRule(source, number, line, parsed.include, parsed.regex,
