@@ -38,7 +38,7 @@ class Fake:
 
     def run(self, *args: str, cwd: Path | None = None, as_nobody: bool = False,
             **env: str) -> subprocess.CompletedProcess[bytes]:
-        """These tests describe grok@1.0.6 (tests/unit/test_cli_agents.py covers the
+        """These tests describe grok@1.0.6 (tests/unit/test_cli_profiles.py covers the
         default, grok@1.0.45): ``chain`` and ``render`` get ``--agent grok@1.0.6``."""
         if args and args[0] in ("chain", "render") and "--agent" not in args:
             args = (args[0], "--agent", "grok@1.0.6", *args[1:])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rulelens.rusttext import WHITE_SPACE, byte_len, lines, trim, trim_end, trim_start
+from rulelens.agents.rusttext import WHITE_SPACE, byte_len, lines, trim, trim_end, trim_start
 
 
 def test_white_space_is_the_unicode_property() -> None:

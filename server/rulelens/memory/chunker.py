@@ -4,7 +4,7 @@ Why exact: chunk ids are ``<path>:<i>`` and scores are normalised per candidate 
 chunk boundary that moves by one line changes what the agent would return. Limits are
 UTF-8 **byte** lengths (Rust ``str::len``), the overlap tail is counted in **characters**,
 ``trim`` is Rust's White_Space trim and lines split like Rust ``str::lines``
-(see :mod:`rulelens.rusttext`). Quirks kept on purpose:
+(see :mod:`rulelens.agents.rusttext`). Quirks kept on purpose:
 
 * code fences are not tracked: a ``#`` line inside a fence starts a new section;
 * the header-context prefix is not counted against the limit;

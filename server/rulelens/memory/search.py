@@ -20,11 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from rulelens.agents.rusttext import byte_len, lines, trim
 from rulelens.memory.chunker import header_level
 from rulelens.memory.settings import MemorySettings, SearchSettings
 from rulelens.memory.words import is_numeric_word, split_words
 from rulelens.memory.workspace import EVERGREEN
-from rulelens.rusttext import byte_len, lines, trim
 
 EPSILON = sys.float_info.epsilon
 SearchMode = Literal["fts", "hybrid", "fts-fallback"]

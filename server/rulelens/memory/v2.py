@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from rulelens.agents.rusttext import trim
 from rulelens.memory.remember import RememberError, normalize_memory_content
 from rulelens.memory.settings import _env_bool
 from rulelens.memory.workspace import WorkspaceName, compute_workspace_name, is_ephemeral_cwd
-from rulelens.rusttext import trim
 
 Mode = Literal["legacy", "v2"]
 

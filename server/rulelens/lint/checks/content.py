@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from rulelens.agents.rusttext import WHITE_SPACE
 from rulelens.lint.caches import DiskText
 from rulelens.lint.chainindex import first_heading
 from rulelens.lint.context import Context
@@ -28,7 +29,6 @@ from rulelens.lint.markdown import (
 )
 from rulelens.lint.model import Range, Related
 from rulelens.rules.model import RuleFile
-from rulelens.rusttext import WHITE_SPACE
 
 CODES = ("RL401", "RL402", "RL403", "RL404", "RL405")
 
