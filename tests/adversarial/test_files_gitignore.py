@@ -115,7 +115,8 @@ def _reference(lines: list[str], rel: str) -> int | None:
 
 _PIECE = st.sampled_from(["a", "b", "*", "**", "?", "[ab]", "[!a]", ".md", "/", "!", "\\*",
                           "#", " ", "\\ ", "x"])
-_NAME = st.text(alphabet="ab.x*", min_size=1, max_size=12)
+#: A path component as the file system lists it (never ``.`` or ``..``).
+_NAME = st.text(alphabet="ab.x*", min_size=1, max_size=12).filter(lambda n: n not in (".", ".."))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
