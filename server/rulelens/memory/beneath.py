@@ -33,9 +33,21 @@ from dataclasses import dataclass
 from rulelens.agents import safeio
 from rulelens.agents.safeio import kind_of
 
-__all__ = ["MAX_MEMORY_FILE_BYTES", "Refused", "SkippedFile", "kind_of", "listdir_beneath",
-           "lstat_beneath", "open_beneath", "open_dir_for_write", "read_beneath", "read_fd",
-           "read_regular", "relative_to"]
+__all__ = [
+    "MAX_MEMORY_FILE_BYTES",
+    "Refused",
+    "SkippedFile",
+    "entries_beneath",
+    "kind_of",
+    "listdir_beneath",
+    "lstat_beneath",
+    "open_beneath",
+    "open_dir_for_write",
+    "read_beneath",
+    "read_fd",
+    "read_regular",
+    "relative_to",
+]
 
 #: The most links one path may go through (Linux's MAXSYMLINKS).
 LINK_LIMIT = 40
@@ -343,24 +355,46 @@ def _open_child_dir(root: str, rel_dir: str, fd: int, name: str) -> int:
                                            " directory") from exc
 
 
-def listdir_beneath(root: str, path: str) -> list[str]:
-    """The names in the directory ``path`` beneath ``root`` (links followed while they stay
-    beneath); ``[]`` when it does not exist. Raises :class:`Refused` otherwise."""
+def entries_beneath(root: str, path: str) -> list[tuple[str, int | None]]:
+    """(name, mode) of each entry of the directory ``path`` beneath ``root``, the mode from
+    the listing itself (no ``stat`` per entry where the file system reports types); None
+    for a link, which :func:`lstat_beneath` resolves. ``[]`` when it does not exist."""
+    fd = _open_dir_beneath(root, path)
+    if fd is None:
+        return []
+    try:
+        with os.scandir(fd) as it:
+            return [(e.name, None if e.is_symlink()
+                     else stat.S_IFREG if e.is_file(follow_symlinks=False)
+                     else e.stat(follow_symlinks=False).st_mode) for e in it]
+    finally:
+        os.close(fd)
+
+
+def _open_dir_beneath(root: str, path: str) -> int | None:
     try:
         walk, name, st = _walk(root, path)
     except Refused as exc:
         if exc.code == "missing":
-            return []
+            return None
         raise
     try:
         if not stat.S_ISDIR(st.st_mode):
             raise Refused(path, "not-a-file", f"{kind_of(st.st_mode)}, not a directory")
         try:
-            fd = os.open(name, _DIR_FLAGS, dir_fd=walk.fds[-1])
+            return os.open(name, _DIR_FLAGS, dir_fd=walk.fds[-1])
         except OSError as exc:
             raise _io_refusal(path, exc) from exc
     finally:
         walk.close()
+
+
+def listdir_beneath(root: str, path: str) -> list[str]:
+    """The names in the directory ``path`` beneath ``root`` (links followed while they stay
+    beneath); ``[]`` when it does not exist. Raises :class:`Refused` otherwise."""
+    fd = _open_dir_beneath(root, path)
+    if fd is None:
+        return []
     try:
         return os.listdir(fd)
     finally:

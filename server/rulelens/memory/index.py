@@ -38,6 +38,7 @@ used from any thread; its methods take an internal lock.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import gc
 import importlib.util
 import math
@@ -208,6 +209,8 @@ class AgentIndex:
     _cache: dict[str, dict[str, AgentRow]] = field(default_factory=dict)
     #: A temporary directory holding our copy, removed on :meth:`close`.
     _tmpdir: str | None = None
+    #: The locked descriptor of the shared copy's directory, released on :meth:`close`.
+    _scratch_lock: int | None = None
 
     @classmethod
     def open(cls, path: str, root: str | None = None, scratch: str | None = None
@@ -223,20 +226,24 @@ class AgentIndex:
         """
         root = os.path.dirname(path) if root is None else root
         try:
-            lstat_beneath(root, path)
+            st = lstat_beneath(root, path)
+            if not stat.S_ISREG(st.st_mode):   # a FIFO there would block SQLite's open
+                raise Refused(path, "not-a-file", kind_of(st.st_mode))
             wal = _wal_bytes(root, path)
         except Refused as exc:
             return cls(path, None, None if exc.code == "missing" else
                        f"the agent's index is not read: {exc}")
+        copy = cls(path)
         try:
             if wal:
-                return _open_copy(cls(path), root, scratch)
+                return _open_copy(copy, root, scratch)
             uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro&immutable=1"
             conn = apsw.Connection(uri, flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
                                    | apsw.SQLITE_OPEN_NOFOLLOW)
             conn.execute("SELECT count(*) FROM chunks").fetchall()
             return cls(path, conn, None)
         except (apsw.Error, OSError) as exc:
+            copy.close()
             return cls(path, None, f"cannot read the agent's index: {exc}")
 
     def rows_for(self, path: str) -> dict[str, AgentRow]:
@@ -288,6 +295,9 @@ class AgentIndex:
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
+        if self._scratch_lock is not None:
+            os.close(self._scratch_lock)   # releases the flock
+            self._scratch_lock = None
 
 
 def _wal_bytes(root: str, path: str) -> int:
@@ -311,16 +321,34 @@ def _copy_beneath(root: str, path: str, dest: str) -> str:
         return f"{st.st_mtime_ns}:{st.st_size}"
 
 
+def _lock_scratch(scratch: str) -> int | None:
+    """An exclusive ``flock`` on ``scratch`` (made if missing) held while its copy is in
+    use, so two windows never replace a copy the other has open; None when it cannot be
+    made or is held for longer than the busy timeout (the caller copies privately)."""
+    try:
+        os.makedirs(scratch, exist_ok=True)
+        fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.01)
+
+
 def _open_copy(agent: AgentIndex, root: str, scratch: str | None) -> AgentIndex:
     """Open a copy of the agent's database and WAL (kept in ``scratch`` and reused while
     the agent's files keep their size and mtime)."""
-    if scratch is not None:
-        try:
-            os.makedirs(scratch, exist_ok=True)
-        except OSError:
-            scratch = None
-    if scratch is None:
+    agent._scratch_lock = _lock_scratch(scratch) if scratch is not None else None
+    if agent._scratch_lock is None:
         scratch = agent._tmpdir = tempfile.mkdtemp(prefix="rulelens-agent-index-")
+    assert scratch is not None
     dest = os.path.join(scratch, "agent-index.sqlite")
     sig_file = dest + ".signature"
     signature = agent.signature()  # before copying: a change during the copy recopies

@@ -18,8 +18,8 @@ from rulelens.agents.fs import canonical, discover_git_root
 from rulelens.memory.beneath import (
     Refused,
     SkippedFile,
+    entries_beneath,
     kind_of,
-    listdir_beneath,
     lstat_beneath,
     read_beneath,
     relative_to,
@@ -231,27 +231,30 @@ class MemoryLocation:
         for path in (self.global_memory, self.workspace_memory):
             self._probe(path, files, skipped)
         try:
-            names = listdir_beneath(self.global_dir, self.sessions_dir)
+            entries = entries_beneath(self.global_dir, self.sessions_dir)
         except Refused as exc:
             skipped.append(_agent_follows(exc))
-            names = []
-        for path in sorted(os.path.join(self.sessions_dir, n) for n in names
-                           if os.path.splitext(n)[1] == ".md"):
-            self._probe(path, files, skipped, "session")
+            entries = []
+        for name, mode in sorted((os.path.join(self.sessions_dir, n), m) for n, m in entries
+                                 if os.path.splitext(n)[1] == ".md"):
+            self._probe(name, files, skipped, "session", mode)
         return MemoryScan(files, skipped)
 
     def _probe(self, path: str, files: list[MemoryFile], skipped: list[SkippedFile],
-               source: str | None = None) -> None:
-        try:
-            st = lstat_beneath(self.global_dir, path)
-        except Refused as exc:
-            if exc.code != "missing":
-                skipped.append(_agent_follows(exc))
-            return
-        if stat.S_ISREG(st.st_mode):
+               source: str | None = None, mode: int | None = None) -> None:
+        """List ``path`` or skip it; ``mode`` is its type from a directory listing (None:
+        look it up beneath the root, following links that stay beneath)."""
+        if mode is None:
+            try:
+                mode = lstat_beneath(self.global_dir, path).st_mode
+            except Refused as exc:
+                if exc.code != "missing":
+                    skipped.append(_agent_follows(exc))
+                return
+        if stat.S_ISREG(mode):
             files.append(MemoryFile(path, source or self.classify_source(path)))
         else:
-            skipped.append(SkippedFile(path, f"not-a-file: {kind_of(st.st_mode)}"))
+            skipped.append(SkippedFile(path, f"not-a-file: {kind_of(mode)}"))
 
     @property
     def roots(self) -> tuple[str, ...]:
