@@ -277,3 +277,20 @@ def test_explain_prints_the_checks_page() -> None:
     bad = subprocess.run([sys.executable, "-m", "rulelens", "explain", "RL999"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no such check" in bad.stderr
+
+
+def test_backticked_paths_are_judged_conservatively(repo: Repo) -> None:
+    repo.files({
+        "src/server/main.ts": "export {}\n",
+        "AGENTS.md": "# Rules\n\n"
+                     "Each extension must have `assets/preview.png`.\n"      # relative to each
+                     "Keep `src/server/routes.ts` small.\n"                  # moved: reported
+                     "See `src/server/routes.ts` again.\n"                   # same target: once
+                     "Do not create `src/server/legacy.ts`.\n"               # negative example
+                     "Globs like `src/**/*.ts` are fine; so is `dist/app.js`.\n"
+                     "```sh\ncat src/server/nothere.ts\n```\n",
+    })
+    found = [f for f in repo.lint("AGENTS.md") if f.code == "RL505"]
+    assert [(f.range.start.line, f.message) for f in found] == [
+        (3, "The path `src/server/routes.ts` points to src/server/routes.ts, which does not"
+            " exist.")]

@@ -89,6 +89,7 @@ class _Scan:
         self.real_dir = os.path.dirname(real) if real != doc.path else None
         self.root = ctx.git_root
         self.counts: dict[str, int] = {}
+        self.reported: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
     def in_fence(self, offset: int) -> bool:
@@ -194,17 +195,26 @@ class _Scan:
             if ref.removeprefix("./").split("/", 1)[0] in NOT_SOURCE:
                 continue  # build output: made by a build, absent from a fresh checkout
             # A backticked path is usually written from the repository root; from the
-            # file's directory is the other reading. Either one existing is enough.
-            if self.root is not None and os.path.lexists(os.path.join(self.root, ref)):
+            # file's directory is the other reading. Either one existing is enough, and it
+            # is judged only where its directory exists (a file that moved), not when the
+            # whole path is relative to something else ("each extension has
+            # `assets/preview.png`").
+            bases = [b for b in (self.root, self.spelled_dir, self.real_dir) if b]
+            if any(os.path.lexists(os.path.join(b, ref)) for b in bases):
+                continue
+            if not any(os.path.isdir(os.path.dirname(os.path.join(b, ref))) for b in bases):
                 continue
             self.check_path(ref, "The path", m.start(2), len(ref))
 
     def check_path(self, ref: str, what: str, offset: int, length: int) -> None:
+        if ref in self.reported:
+            return  # one finding per missing target and file
         path, exists, real = self.resolve(ref)
         if exists:
             return
         if real is None and (self.ignored(path) or _below_build(path, self.root)):
             return  # made by a build or personal: absent from a checkout by design
+        self.reported.add(ref)
         self.emit("RL505", self.missing_message(ref, what, real), offset, length)
 
     # ----------------------------------------------------------------- commands
