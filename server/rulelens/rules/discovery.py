@@ -380,7 +380,10 @@ class Resolver:
         ``cwd`` must be canonical for the ``git-root`` boundary (its ancestors then are
         too); the ``repo-dir-chain`` boundary keeps its spelling.
         """
-        chain_dirs = self._project_chain(cwd, git_root)
+        return self._roots(cwd, git_root, self._project_chain(cwd, git_root))
+
+    def _roots(self, cwd: str, git_root: str | None,
+               chain_dirs: list[str]) -> tuple[list[Root], tuple[str, ...]]:
         project_dirs = self._instruction_dirs(chain_dirs, git_root)
         roots = list(self._home_roots)
         for d in project_dirs:
@@ -410,11 +413,12 @@ class Resolver:
         """
         if git_root is None:
             return [cwd]
-        canonical_walk = self.profile.boundary == "repo-dir-chain"
-        if not canonical_walk:
-            for d in _project_chain(cwd, git_root):
+        # A canonical cwd has canonical ancestors: both walks then stop at the root itself.
+        if self.profile.boundary != "repo-dir-chain" or self._canonical_dir(cwd) == cwd:
+            dirs = _project_chain(cwd, git_root)
+            for d in dirs:
                 self._canon.setdefault(d, d)
-            return _project_chain(cwd, git_root)
+            return dirs
         dirs: list[str] = []
         current = cwd
         while True:
@@ -518,10 +522,10 @@ class Resolver:
 
     def _resolve(self, cwd: str) -> Chain:
         git_root = self.discovery_git_root(cwd)
-        roots, chain_dirs = self.roots(cwd, git_root)
+        chain = self._project_chain(cwd, git_root)
+        roots, chain_dirs = self._roots(cwd, git_root, chain)
         trust = None
         if self.profile.trust is not None:
-            chain = self._project_chain(cwd, git_root)
             trust = self._trust(cwd, chain, git_root, self._instruction_dirs(chain, git_root))
         withheld: list[Root] = []
         if trust is not None and trust.withholds:
