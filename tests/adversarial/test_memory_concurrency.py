@@ -11,8 +11,10 @@ there once. Each scenario runs 20 rounds.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import hashlib
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -25,7 +27,7 @@ from pytest_lsp import LanguageClient
 
 from lsp.conftest import plain
 from rulelens.lsp import protocol
-from rulelens.memory.remember import RememberError
+from rulelens.memory.remember import RememberBusy, RememberError, append_note
 from rulelens.memory.service import MemoryService, content_sha256
 
 from .memsafe import TIMEOUT_S, MemDemo, make_memdemo, server
@@ -184,3 +186,20 @@ async def test_servers_lose_no_note(md: MemDemo) -> None:
                                        for i in range(4)))
             assert len(tally.acked) >= 6
             tally.verify(path)
+
+
+def test_a_held_lock_gives_a_clear_busy_answer(md: MemDemo) -> None:
+    """Another writer holding the lock past the timeout: "busy", and nothing written."""
+    path = target(md)
+    before = path.read_bytes()
+    fd = os.open(md.memory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with pytest.raises(RememberBusy, match="is busy: another RuleLens"):
+            append_note(str(path), "Busy\nnot written", root=str(md.memory), timeout_s=0.3)
+        assert path.read_bytes() == before
+    finally:
+        os.close(fd)
+    done = append_note(str(path), "Free\nwritten now", root=str(md.memory), timeout_s=0.3)
+    assert path.read_bytes().endswith(b"## Free\n\nwritten now")
+    assert done.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
