@@ -10,7 +10,7 @@ import * as vscode from "vscode";
 import { statusMarkdown } from "./memoryModel";
 import { Methods, type RenderPayload } from "./protocol";
 import type { RuleLensServer } from "./server";
-import { workspaceUri } from "./memorySearch";
+import { sideColumn, workspaceUri } from "./memorySearch";
 
 export const PROMPT_SCHEME = "rulelens-prompt";
 export const STATUS_SCHEME = "rulelens-status";
@@ -71,7 +71,9 @@ export async function showRenderedPrompt(file: vscode.Uri | undefined, focusPath
   const uri = promptUri(file);
   documents?.refreshAll();
   const doc = await vscode.workspace.openTextDocument(uri);
-  const editor = await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  // The side group that exists (where the prompt or any other editor already is), not a new
+  // column each time the prompt is asked for from a different group.
+  const editor = await vscode.window.showTextDocument(doc, { preview: true, viewColumn: sideColumn(uri) });
   if (focusPath) {
     // Put the cursor on the part that came from the file whose context action was used.
     const at = doc.getText().indexOf(focusPath);

@@ -10,7 +10,7 @@ import { ActiveRulesProvider, registerActiveRules, VIEW_ID } from "./chainView";
 import type { ChainNode } from "./chainModel";
 import { registerDocuments, showMemoryStatus, showRenderedPrompt } from "./documents";
 import { reindex, remember } from "./memoryCommands";
-import { searchMemory } from "./memorySearch";
+import { registerMemoryContext, searchMemory, showMemoryContext } from "./memorySearch";
 import { BundledServer } from "./bootstrap";
 import { RuleLensServer } from "./server";
 import { selfTest, type SelfTestOptions } from "./selfTest";
@@ -27,6 +27,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RuleLe
   context.subscriptions.push(log, server);
   const view = registerActiveRules(context, provider);
   registerDocuments(context, server);
+  registerMemoryContext(context);
 
   const reveal = async () => {
     await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
@@ -44,6 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RuleLe
     showRenderedPrompt(provider.documentUri ?? vscode.window.activeTextEditor?.document.uri, node?.kind === "file" ? node.path : undefined),
   );
   cmd("rulelens.memoryStatus", () => showMemoryStatus());
+  cmd("rulelens.memoryContext", (query?: string) => showMemoryContext(server, typeof query === "string" ? query : undefined));
   cmd("rulelens.reindex", () => reindex(server));
   cmd("rulelens.restartServer", () => server.restart("restart command"));
   cmd("rulelens.refreshChain", () => provider.refresh());

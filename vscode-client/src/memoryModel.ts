@@ -12,25 +12,85 @@ export interface MemoryRow {
   label: string;
   description: string;
   detail: string;
+  /** Character ranges of the query's keywords in `detail` (the matched sentence). */
+  highlights: [number, number][];
   result: MemoryResult;
 }
 
-export function memoryRow(result: MemoryResult, ctx: PathContext): MemoryRow {
-  const where = `${displayPath(result.path, ctx)}:${result.start_line}-${result.end_line}`;
-  const flags = [
-    result.score.toFixed(2),
-    result.source,
-    result.staleness ? result.staleness : undefined,
-    result.agent_returns ? "agent returns it" : "below agent's cut",
-    result.injected_first_turn ? "injected at first turn" : undefined,
-  ].filter((x): x is string => !!x);
-  const snippet = result.snippet.replace(/\s+/g, " ").trim();
-  return {
-    label: `${result.agent_returns ? "$(check)" : "$(circle-slash)"} ${where}`,
-    description: flags.join(" · "),
-    detail: snippet.length > 200 ? snippet.slice(0, 199) + "…" : snippet,
-    result,
+/**
+ * The snippet's line with the most query keywords (the first such line; the first plain line
+ * when none matches), without the chunk's `[Context: …]` prefix, and where the keywords are.
+ */
+export function matchedLine(snippet: string, keywords: string[] = []): { text: string; highlights: [number, number][] } {
+  const lines = snippet.split("\n").filter((l) => l.trim() && !l.startsWith("[Context: "));
+  const words = [...new Set(keywords.map((k) => k.toLowerCase()).filter(Boolean))];
+  const hits = (line: string) => {
+    const low = line.toLowerCase();
+    return words.filter((w) => low.includes(w)).length;
   };
+  let best = lines[0] ?? "";
+  let most = -1;
+  for (const line of lines) {
+    const n = hits(line);
+    if (n > most) [best, most] = [line, n];
+  }
+  if (most <= 0) best = lines.find((l) => !l.trimStart().startsWith("#")) ?? best;
+  let text = best.replace(/\s+/g, " ").trim();
+  if (text.length > 200) text = text.slice(0, 199) + "…";
+  const low = text.toLowerCase();
+  const ranges: [number, number][] = [];
+  for (const w of [...words].sort((a, b) => b.length - a.length)) {
+    for (let at = low.indexOf(w); at >= 0; at = low.indexOf(w, at + w.length)) {
+      if (!ranges.some(([a, b]) => at < b && a < at + w.length)) ranges.push([at, at + w.length]);
+    }
+  }
+  return { text, highlights: ranges.sort((a, b) => a[0] - b[0]) };
+}
+
+/** One quick pick row: score first, the relative file name, the matched sentence as detail,
+ * and the flags (source, agent, first turn, staleness, superseded) as a compact description. */
+export function memoryRow(result: MemoryResult, ctx: PathContext, keywords: string[] = []): MemoryRow {
+  const where = result.source === "transcript"
+    ? `${displayPath(result.path, ctx)}:${result.start_line}`
+    : `${displayPath(result.path, ctx)}:${result.start_line}-${result.end_line}`;
+  const flags = result.source === "transcript"
+    ? ["transcript", result.label ?? "not searched by the agent's memory tools"]
+    : [
+        result.source,
+        result.agent_returns ? "agent returns it" : "below agent's cut",
+        result.injected_first_turn ? "first turn" : undefined,
+        result.staleness ? result.staleness.replace(/\*\*/g, "").replace(/:.*$/s, "").trim() : undefined,
+        result.superseded_by ? "superseded" : undefined,
+      ].filter((x): x is string => !!x);
+  const { text, highlights } = matchedLine(result.snippet, keywords);
+  return { label: `${result.score.toFixed(2)}  ${where}`, description: flags.join(" · "), detail: text, highlights, result };
+}
+
+/** The explain detail view of one result (Markdown), from a `rulelens/memorySearch` answer
+ * asked with `explain: true`. Every number comes from the server. */
+export function explainMarkdown(result: MemoryResult, query: string, rank: string): string {
+  const e = (result.explain ?? {}) as Record<string, unknown>;
+  const agent = (e.agent ?? (rank === "agent" ? e : null)) as Record<string, unknown> | null;
+  const n = (v: unknown, digits = 2) => (typeof v === "number" ? v.toFixed(digits) : "—");
+  const lines = [`# Why this result: ${query}`, "", `\`${result.path}\` lines ${result.start_line}-${result.end_line} · ${result.source} · ranking: ${rank}`, ""];
+  if (typeof e.coverage === "number") {
+    lines.push("## best (for people)", "",
+      `- keyword: bm25 ${n(e.bm25)} (rank ${e.bm25_rank ?? "—"}), coverage ${n(e.coverage)}${Array.isArray(e.matched) && e.matched.length ? ` [${(e.matched as string[]).join(", ")}]` : ""}`,
+      `- vector: cosine ${n(e.cosine)} (rank ${e.vector_rank ?? "—"})`,
+      `- merge: ${n(e.base, 3)}; cut-off: ${String(e.cutoff ?? "—")}`);
+    if (e.superseded_by) lines.push(`- superseded by the newer \`${String(e.superseded_by)}\``);
+    lines.push("");
+  }
+  if (agent && typeof agent.merged === "number") {
+    lines.push("## the agent's pipeline", "",
+      `- keyword score ${n(agent.keyword_score)} (rank ${agent.keyword_rank ?? "—"}), vector similarity ${n(agent.vector_similarity)}`,
+      `- merged ${n(agent.merged)}; decay ${n(agent.decay)} (age ${n(agent.age_days, 1)} d, half-life ${agent.half_life_days ?? "none"} d)`,
+      `- source weight ${n(agent.source_weight)}, access boost ${n(agent.access_boost)} → ${n(agent.display)} vs min_score ${n(agent.min_score)} (${agent.passed_threshold ? "passed" : "missed"})`,
+      `- MMR: #${agent.rank_before_mmr ?? "—"} → #${agent.rank_after_mmr ?? "—"}`, "");
+  }
+  const why = (e.why_not ?? agent?.why_not) as string | null | undefined;
+  lines.push(why ? `**${why}**` : "**The agent returns this result.**", "");
+  return lines.join("\n");
 }
 
 /** Debounce delay for search-as-you-type; short enough to feel live, long enough to skip keystrokes. */

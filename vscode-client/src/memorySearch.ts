@@ -7,14 +7,24 @@
 
 import * as vscode from "vscode";
 import { pathContext } from "./chainView";
-import { emptyText, memoryRow, placeholder, SEARCH_DEBOUNCE_MS, type MemoryRow } from "./memoryModel";
-import { Methods, type MemoryResult, type MemorySearchPayload } from "./protocol";
+import { emptyText, explainMarkdown, memoryRow, placeholder, SEARCH_DEBOUNCE_MS, type MemoryRow } from "./memoryModel";
+import { Methods, type MemoryContextPayload, type MemoryResult, type MemorySearchParams, type MemorySearchPayload } from "./protocol";
 import type { RuleLensServer } from "./server";
 
 type Item = vscode.QuickPickItem & { result?: MemoryResult };
 
 /** The last list shown, for the self-test. */
-export let lastSearch: { query: string; all: boolean; rows: MemoryRow[] } | undefined;
+export let lastSearch: { query: string; all: boolean; rank: Rank; rows: MemoryRow[] } | undefined;
+
+export type Rank = "agent" | "best";
+
+/** The ranking to start with (`rulelens.memory.rank`) and the sources to search. */
+function memorySettings(): { rank: Rank; sources: string[] } {
+  const cfg = vscode.workspace.getConfiguration("rulelens");
+  const rank = cfg.get<string>("memory.rank") === "best" ? "best" : "agent";
+  const sources = cfg.get<string[]>("memory.sources") ?? ["memory"];
+  return { rank, sources: sources.length ? sources : ["memory"] };
+}
 
 export function workspaceUri(): string | undefined {
   const active = vscode.window.activeTextEditor?.document.uri;
@@ -22,8 +32,39 @@ export function workspaceUri(): string | undefined {
   return folder?.uri.toString();
 }
 
-export async function searchMemoryOnce(server: RuleLensServer, query: string, all: boolean, token?: vscode.CancellationToken): Promise<MemorySearchPayload | null> {
-  return server.request<MemorySearchPayload>(Methods.memorySearch, { query, workspaceUri: workspaceUri(), all }, token);
+export async function searchMemoryOnce(server: RuleLensServer, query: string, all: boolean, token?: vscode.CancellationToken,
+  extra: Partial<MemorySearchParams> = {}): Promise<MemorySearchPayload | null> {
+  const params: MemorySearchParams = { query, workspaceUri: workspaceUri(), all, ...extra };
+  if (params.rank === "agent") delete params.rank;
+  if (params.sources && params.sources.length === 1 && params.sources[0] === "memory") delete params.sources;
+  return server.request<MemorySearchPayload>(Methods.memorySearch, params, token);
+}
+
+/** The explain detail view of one result: the same search asked with `explain: true`. */
+export async function explainResult(server: RuleLensServer, query: string, rank: Rank, result: MemoryResult): Promise<string | undefined> {
+  const payload = await searchMemoryOnce(server, query, true, undefined, { rank, explain: true });
+  const found = payload?.results.find((r) => r.path === result.path && r.start_line === result.start_line) ?? result;
+  const text = explainMarkdown(found, query, rank);
+  lastExplain = text;
+  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: text });
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: sideColumn() });
+  return text;
+}
+
+/** The last explain view, for the self-test. */
+export let lastExplain: string | undefined;
+
+/** The group already showing `uri`, else an editor group beside the active one that already
+ * exists, else a new one beside it: views open in the side group, not a new column each time. */
+export function sideColumn(uri?: vscode.Uri): vscode.ViewColumn {
+  const active = vscode.window.activeTextEditor?.viewColumn ?? vscode.ViewColumn.One;
+  if (uri) {
+    const holder = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) =>
+      t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
+    if (holder) return holder.viewColumn;
+  }
+  const others = vscode.window.tabGroups.all.map((g) => g.viewColumn).filter((c) => c !== active);
+  return others.length ? others.sort((a, b) => a - b)[0] : vscode.ViewColumn.Beside;
 }
 
 export async function openResult(result: MemoryResult): Promise<void> {
@@ -37,18 +78,28 @@ export async function openResult(result: MemoryResult): Promise<void> {
 export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise<void> {
   const qp = vscode.window.createQuickPick<Item>();
   let all = false;
+  const settings = memorySettings();
+  let rank: Rank = settings.rank;
   const toggle = (): vscode.QuickInputButton => ({
     iconPath: new vscode.ThemeIcon(all ? "filter-filled" : "list-flat"),
     tooltip: all ? "Show only what the agent would return" : "Show the wider list (also results below the agent's cut)",
   });
+  const rankButton = (): vscode.QuickInputButton => ({
+    iconPath: new vscode.ThemeIcon(rank === "best" ? "sparkle" : "hubot"),
+    tooltip: rank === "best" ? "Ranked for people (best) — switch to the agent's ranking" : "The agent's ranking — switch to best (for people)",
+  });
+  const explainButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("info"), tooltip: "Why did this rank here?" };
   const sync = () => {
-    qp.title = all ? "RuleLens: Search Memory — wider list" : "RuleLens: Search Memory — what the agent would return";
+    const view = rank === "best" ? "ranked for people (best)" : all ? "wider list" : "what the agent would return";
+    qp.title = `RuleLens: Search Memory — ${view}`;
     qp.placeholder = placeholder(all);
-    qp.buttons = [toggle()];
+    qp.buttons = [toggle(), rankButton()];
   };
   sync();
   qp.matchOnDescription = false;
-  qp.matchOnDetail = false;
+  // The server ranks and filters; VS Code only highlights the typed words in the matched
+  // sentence (its API takes no highlight ranges), and `alwaysShow` keeps the server's list.
+  qp.matchOnDetail = true;
 
   let timer: NodeJS.Timeout | undefined;
   let inflight: vscode.CancellationTokenSource | undefined;
@@ -63,13 +114,15 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
     }
     qp.busy = true;
     try {
-      const payload = await searchMemoryOnce(server, query, all, cts.token);
+      const payload = await searchMemoryOnce(server, query, all, cts.token, { rank, sources: settings.sources });
       if (cts.token.isCancellationRequested) return;
       const ctx = pathContext();
-      const rows = (payload?.results ?? []).map((r) => memoryRow(r, ctx));
-      lastSearch = { query, all, rows };
+      const found = [...(payload?.results ?? []), ...(payload?.transcripts ?? [])];
+      const rows = found.map((r) => memoryRow(r, ctx, payload?.keywords ?? []));
+      lastSearch = { query, all, rank, rows };
       qp.items = rows.length
-        ? rows.map((r) => ({ label: r.label, description: r.description, detail: r.detail, alwaysShow: true, result: r.result }))
+        ? rows.map((r) => ({ label: r.label, description: r.description, detail: r.detail, alwaysShow: true, result: r.result,
+            buttons: r.result.source === "transcript" ? [] : [explainButton] }))
         : [{ label: payload ? emptyText(query, all) : "The RuleLens server is not running — see the RuleLens output", alwaysShow: true }];
     } catch (err) {
       if (cts.token.isCancellationRequested) return;
@@ -85,10 +138,16 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
 
   return new Promise<void>((resolve) => {
     qp.onDidChangeValue((v) => schedule(v));
-    qp.onDidTriggerButton(() => {
-      all = !all;
+    qp.onDidTriggerButton((button) => {
+      if (button.tooltip === rankButton().tooltip) rank = rank === "best" ? "agent" : "best";
+      else all = !all;
       sync();
       schedule(qp.value, 0);
+    });
+    qp.onDidTriggerItemButton(async (e) => {
+      if (!e.item.result) return;
+      qp.hide();
+      await explainResult(server, qp.value, rank, e.item.result);
     });
     qp.onDidAccept(async () => {
       const picked = qp.selectedItems[0] ?? qp.activeItems[0];
@@ -106,4 +165,33 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
     qp.show();
     schedule(initialQuery, 0);
   });
+}
+
+const CONTEXT_SCHEME = "rulelens-memory-context";
+const contextTexts = new Map<string, string>();
+
+/** A read-only view of the first-turn `<memory-context>` block (the server's bytes). */
+export function registerMemoryContext(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(CONTEXT_SCHEME, {
+    provideTextDocumentContent: (uri) => contextTexts.get(uri.toString()) ?? "",
+  }));
+}
+
+/** The last context shown, for the self-test. */
+export let lastContext: MemoryContextPayload | undefined;
+
+export async function showMemoryContext(server: RuleLensServer, initial?: string): Promise<MemoryContextPayload | undefined> {
+  const query = initial ?? (await vscode.window.showInputBox({
+    title: "RuleLens: First-Turn Memory Context",
+    prompt: "The user's first message (a greeting or short text uses the agent's fallback query)",
+  }));
+  if (query === undefined) return undefined;
+  const payload = await server.request<MemoryContextPayload>(Methods.memoryContext, { query, workspaceUri: workspaceUri() });
+  if (!payload) return undefined;
+  lastContext = payload;
+  const uri = vscode.Uri.from({ scheme: CONTEXT_SCHEME, path: "/first-turn memory context.md", query: encodeURIComponent(query) });
+  contextTexts.set(uri.toString(), payload.text || `(nothing is injected)\n\n${payload.reason}\n`);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: true, viewColumn: sideColumn() });
+  return payload;
 }

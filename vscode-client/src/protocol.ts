@@ -13,6 +13,7 @@ export const Methods = {
   render: "rulelens/render",
   memorySearch: "rulelens/memorySearch",
   memoryStatus: "rulelens/memoryStatus",
+  memoryContext: "rulelens/memoryContext",
   chainChanged: "rulelens/chainChanged",
   /** Server -> client `{workspaceUri, reindexed, removed}` after the memory index changed. */
   memoryIndexed: "rulelens/memoryIndexed",
@@ -121,19 +122,42 @@ export interface MemoryResult {
   staleness?: string | null;
   agent_returns: boolean;
   injected_first_turn?: boolean;
+  /** `rank: "best"`: the newer near-duplicate this result is placed after. */
+  superseded_by?: string | null;
+  /** `explain: true`: the numbers behind the rank (see docs/protocol.md). */
+  explain?: Record<string, unknown>;
+  /** Transcript turns: always "not searched by the agent's memory tools". */
+  label?: string;
+  title?: string | null;
 }
 
 export interface MemorySearchPayload {
   query: string;
   keywords?: string[];
   mode?: string;
+  rank?: "agent" | "best";
+  warnings?: string[];
   results: MemoryResult[];
+  /** With `sources` holding "transcript": matching session turns, never the agent's results. */
+  transcripts?: MemoryResult[];
 }
 
 export interface MemorySearchParams {
   query: string;
   workspaceUri?: string;
   all?: boolean;
+  rank?: "agent" | "best";
+  explain?: boolean;
+  sources?: string[];
+}
+
+/** `rulelens/memoryContext`: the first-turn `<memory-context>` block, byte for byte. */
+export interface MemoryContextPayload {
+  query: string;
+  text: string;
+  results: number;
+  reason: string;
+  agent: string;
 }
 
 export interface ChainChangedParams {

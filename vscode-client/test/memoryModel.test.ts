@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyText, memoryRow, rememberDialog, reindexSummary, statusMarkdown } from "../src/memoryModel";
+import { emptyText, explainMarkdown, matchedLine, memoryRow, rememberDialog, reindexSummary, statusMarkdown } from "../src/memoryModel";
 import { CTX, HOME } from "./fixtures";
 
 const result = {
@@ -9,14 +9,36 @@ const result = {
 };
 
 describe("memory rows", () => {
-  it("shows where, score, source, staleness and whether the agent returns it", () => {
+  it("puts the score first, then the file and lines; flags as description; the snippet as detail", () => {
     const row = memoryRow(result, CTX);
-    expect(row.label).toBe("$(check) ~/.grok/memory/MEMORY.md:3-9");
-    expect(row.description).toBe("0.81 · memory · 12 days · agent returns it");
-    expect(row.detail).toBe("Orders are idempotent by request id");
+    expect(row.label).toBe("0.81  ~/.grok/memory/MEMORY.md:3-9");
+    expect(row.description).toBe("memory · agent returns it · 12 days");
+    expect(row.detail).toBe("Orders are");
     const miss = memoryRow({ ...result, agent_returns: false, staleness: null, injected_first_turn: true }, CTX);
-    expect(miss.label.startsWith("$(circle-slash)")).toBe(true);
-    expect(miss.description).toBe("0.81 · memory · below agent's cut · injected at first turn");
+    expect(miss.description).toBe("memory · below agent's cut · first turn");
+    const stale = memoryRow({ ...result, staleness: "**Stale (3 weeks ago):** Verify current state before relying on this.\n", superseded_by: "x:0" }, CTX);
+    expect(stale.description).toBe("memory · agent returns it · Stale (3 weeks ago) · superseded");
+  });
+
+  it("shows the matched sentence, not the chunk's context prefix, with the keywords' ranges", () => {
+    const snippet = "[Context: # Project Memory — /home/me/src/shop]\n\n## Payments\n\n- Stripe webhooks are verified with the secret.\n- Webhook retries are idempotent: keyed on event.id.";
+    const row = memoryRow({ ...result, snippet }, CTX, ["webhook", "retries"]);
+    expect(row.detail).toBe("- Webhook retries are idempotent: keyed on event.id.");
+    expect(row.highlights).toEqual([[2, 9], [10, 17]]);
+    expect(matchedLine(snippet, ["zebra"]).text).toBe("- Stripe webhooks are verified with the secret.");
+    const turn = memoryRow({ ...result, source: "transcript", start_line: 12, end_line: 12, label: "not searched by the agent's memory tools" }, CTX, []);
+    expect(turn.label).toBe("0.81  ~/.grok/memory/MEMORY.md:12");
+    expect(turn.description).toBe("transcript · not searched by the agent's memory tools");
+  });
+
+  it("words the explain view from the server's numbers", () => {
+    const md = explainMarkdown({ ...result, explain: { bm25: -2.5, bm25_rank: 1, cosine: 0.61, vector_rank: 2, coverage: 1, matched: ["orders"], base: 0.774, cutoff: "cosine 0.61 >= 0.35",
+      agent: { keyword_score: 1, keyword_rank: 1, vector_similarity: 0.7, merged: 1, decay: 0.5, age_days: 30, half_life_days: 30, source_weight: 1, access_boost: 1, display: 0.5, min_score: 0.7, passed_threshold: false, rank_before_mmr: null, rank_after_mmr: null, why_not: "the agent would not return this because its score 0.50 is under min_score 0.70" },
+      why_not: "the agent would not return this because its score 0.50 is under min_score 0.70" } }, "orders", "best");
+    expect(md).toContain("- keyword: bm25 -2.50 (rank 1), coverage 1.00 [orders]");
+    expect(md).toContain("- merged 1.00; decay 0.50 (age 30.0 d, half-life 30 d)");
+    expect(md).toContain("→ 0.50 vs min_score 0.70 (missed)");
+    expect(md).toContain("**the agent would not return this because its score 0.50 is under min_score 0.70**");
   });
 
   it("explains empty lists differently for the agent's view and the wider list", () => {

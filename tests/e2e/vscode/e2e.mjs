@@ -161,9 +161,10 @@ try {
     result.memoryRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
     step("memory quick pick", { first: result.memoryFirstRow.split("\n")[0] });
     // Score first, the matched sentence as the detail, the typed words highlighted in it.
-    result.memoryFirstLabel = (await first.locator(".quick-input-list-label .label-name").first().innerText().catch(() => "")).trim();
-    result.memoryFirstDetail = (await first.locator(".quick-input-list-detail").first().innerText().catch(() => "")).trim();
-    result.memoryDetailHighlights = await first.locator(".quick-input-list-detail .highlight").allInnerTexts();
+    const rowLines = result.memoryFirstRow.split("\n").map((l) => l.trim()).filter(Boolean);
+    result.memoryFirstLabel = rowLines[0] ?? "";
+    result.memoryFirstDetail = rowLines[rowLines.length - 1] ?? "";
+    result.memoryDetailHighlights = await first.locator(".highlight").allInnerTexts();
     await shot("vscode-memory-search.png");
     // The rank toggle: ranked for people (best), then back to the agent's ranking.
     await page.locator('.quick-input-widget .action-label[aria-label^="The agent\'s ranking"]').first().click();
