@@ -114,3 +114,29 @@ def test_rank_agent_is_the_default_and_unchanged(memhome: MemHome) -> None:
     why = run(memhome, "search", "deploys neovim", "--explain", "--all").stdout
     assert ("the agent would not return this because its score 0.00 is under min_score"
             " 0.70") in why
+
+
+def test_v2_search_reads_the_v2_scopes_not_the_legacy_tree(memhome: MemHome) -> None:
+    memhome.write("MEMORY.md", "# Global Memory\n\n## Deploys\n\n- legacy: deploys use helm.\n")
+    v2 = locate_v2(memhome.repo, memhome.grok_home)
+    topic = os.path.join(v2.workspace_scope.topics, "deploy.md")
+    os.makedirs(os.path.dirname(topic))
+    with open(topic, "w", encoding="utf-8") as fh:
+        fh.write("# Deploy\n\nDeploys go out through Argo CD when a tag is pushed.\n")
+    config(memhome, "[memory_v2]\nenabled = true\n")
+    data = json.loads(run(memhome, "search", "deploys tag", "--json").stdout)
+    assert [r["path"] for r in data["results"]] == [topic]
+    assert data["results"][0]["source"] == "workspace" and data["store"] == "v2"
+    assert any("UNCONFIRMED" in w for w in data["warnings"])
+
+
+def test_search_warns_when_the_index_was_stale(memhome: MemHome) -> None:
+    path = memhome.write("MEMORY.md", "# Global Memory\n\n## Deploys\n\n- Deploys use tags.\n")
+    first = run(memhome, "search", "deploys")
+    assert "stale" not in first.stderr  # a first index is not a stale one
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("\n## Editor\n\n- Neovim.\n")
+    again = run(memhome, "search", "deploys")
+    assert ("rulelens: the index was stale: 1 file(s) changed since the last index; they were"
+            " re-indexed for this search") in again.stderr
+    assert "stale" not in run(memhome, "search", "deploys").stderr
