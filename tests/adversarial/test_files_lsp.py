@@ -152,3 +152,27 @@ async def test_watcher_survives_a_name_that_is_not_utf8(tree: Tree, serve) -> No
     chain = await asyncio.wait_for(request(client, protocol.CHAIN, {"uri": uri}), TIMEOUT_S)
     names = sorted(os.path.basename(f["path"]) for f in chain["files"])
     assert names == ["\\xff\\xfe.md", "first.md", "second.md"], names   # readable escapes
+
+
+@pytest.mark.parametrize("kind", ["deep-arrays", "fifo"])
+def test_bad_config_toml_is_one_warning_line_not_a_traceback(tree: Tree, kind: str,
+                                                             tmp_path: Path) -> None:
+    """The server's stderr (read after a clean exit): the bad file is named in plain
+    lines, never an ERROR traceback; and the server still answers and exits 0."""
+    from adversarial.rawlsp import raw_server
+
+    config = tree.grok_home / "config.toml"
+    if kind == "deep-arrays":
+        config.write_text(hostile.deep_toml())
+    else:
+        hostile.make(config, "fifo")
+    log = tmp_path / "stderr.log"
+    with open(log, "wb") as err, raw_server(tree.env, stderr=err) as server:
+        server.initialize(tree.repo)
+        uri = server.open(tree.repo / "src" / "main.py")
+        assert "result" in server.call("textDocument/codeLens",
+                                       {"textDocument": {"uri": uri}}, timeout=TIMEOUT_S)
+        assert server.shutdown_and_exit(timeout=TIMEOUT_S) == 0
+    text = log.read_text("utf-8")
+    assert "Traceback" not in text, text
+    assert "config.toml" in text, text

@@ -267,10 +267,14 @@ class MemoryFeature:
         self.stop_watcher()
         with self._lock:
             self._locations.clear()
-        try:
-            from rulelens.rules import AgentEnvironment
+        from rulelens.agents.compat import ConfigError
+        from rulelens.rules import AgentEnvironment
 
+        try:
             grok_home = AgentEnvironment.from_env(self.session.environ).grok_home
+        except ConfigError as exc:  # the user's file: one line (shown to them already)
+            log.warning("memory watcher not started: %s", exc)
+            return
         except Exception:
             log.exception("memory watcher not started: the agent environment failed")
             return
