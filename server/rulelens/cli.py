@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rulelens import __version__
-from rulelens.agents.profiles import AgentProfile, UnknownAgent
+from rulelens.agents.profiles import AgentProfile, UnknownAgent, grok_profile
 from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.trust import Override
 from rulelens.present import byte_size, display_path, json_text
@@ -36,7 +36,7 @@ def chain_for_path(path: str, env: AgentEnvironment | None = None, agent: str | 
 def chosen_profile(agent: str | None) -> AgentProfile:
     """The Grok profile ``--agent`` names (``grok`` = the newest), or a ``UsageError``."""
     try:
-        return agent_profile(agent)
+        return grok_profile(agent)
     except UnknownAgent as exc:
         raise UsageError(str(exc)) from None
 

@@ -110,3 +110,6 @@ def test_the_lint_resolver_sees_a_trusted_folder(demo: Demo) -> None:
     assert linted.trust is not None and linted.trust.state == "trusted"
     old = Session(environ=demo.env, agent_setting="grok@1.0.6")
     assert old.lint_resolver is old.resolver  # no trust gate: one resolver
+    other = Session(environ=demo.env, agent_setting="claude")
+    assert other.resolver is not None and other.resolver.profile.id == "grok@1.0.45"
+    assert "not a Grok profile" in (other.agent_problem() or "")

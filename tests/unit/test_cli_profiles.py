@@ -182,6 +182,9 @@ def test_unknown_agent_is_one_line(h: Home) -> None:
         done = h.run(*args, str(h.repo))
         assert done.returncode == 2 and done.stderr.count("\n") == 1, args
         assert "unknown agent 'grok@9'" in done.stderr
+    for args in (("inspect", "--agent", "claude"), ("lint", "--agent", "codex")):
+        done = h.run(*args, str(h.repo))
+        assert done.returncode == 2 and "is not a Grok profile" in done.stderr, args
 
 
 def test_lint_assumes_a_trusted_folder(h: Home) -> None:

@@ -456,6 +456,16 @@ def profile(agent_id: str | None = None) -> AgentProfile:
     raise UnknownAgent(f"unknown agent {agent_id!r} (known: {known})")
 
 
+def grok_profile(agent_id: str | None = None) -> AgentProfile:
+    """:func:`profile`, for the surfaces that resolve Grok chains (``inspect``, ``lint``, the
+    chain views): another agent's id is an :class:`UnknownAgent` naming the Grok ids."""
+    found = profile(agent_id)
+    if found.agent != "grok":
+        grok = ", ".join(["grok", *(p.id for p in PROFILES if p.agent == "grok")])
+        raise UnknownAgent(f"{agent_id!r} is not a Grok profile here (use one of: {grok})")
+    return found
+
+
 def newest(agent: str) -> AgentProfile:
     """The newest profile of one agent family."""
     return profile(agent)

@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 
-from rulelens.agents.profiles import UnknownAgent, profile
+from rulelens.agents.profiles import UnknownAgent, grok_profile
 from rulelens.lint import output
 from rulelens.lint.fixes import write_atomic
 from rulelens.lint.parallel import default_jobs, lint_files
@@ -101,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
     base = os.getcwd()
     env = AgentEnvironment.from_env()
     try:
-        chosen = profile(args.agent)
+        chosen = grok_profile(args.agent)
     except UnknownAgent as exc:
         print(f"rulelens: error: {exc}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 from rulelens.agents.compat import BASE_FILENAMES, CLAUDE_FILENAMES
 from rulelens.agents.fs import canonical, is_within
-from rulelens.agents.profiles import AgentProfile, UnknownAgent
+from rulelens.agents.profiles import AgentProfile, UnknownAgent, grok_profile
 from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.view import AgentView
 from rulelens.lsp.agentviews import AgentViews, enabled_agents
@@ -121,7 +121,7 @@ class Session:
         """The profile the ``agent`` setting names; an unknown id falls back to the default
         (the server logs it once, see :meth:`apply_settings`)."""
         try:
-            return agent_profile(self.agent_setting)
+            return grok_profile(self.agent_setting)
         except UnknownAgent:
             return agent_profile(None)
 
@@ -209,7 +209,7 @@ class Session:
     def agent_problem(self) -> str | None:
         """Why the ``agent`` setting is not used, if it is not."""
         try:
-            agent_profile(self.agent_setting)
+            grok_profile(self.agent_setting)
         except UnknownAgent as exc:
             return f"rulelens.agent: {exc}; using {agent_profile(None).id}"
         return None
