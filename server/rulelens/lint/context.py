@@ -128,6 +128,16 @@ class Context:
         return None
 
     @cached_property
+    def display(self) -> str:
+        """The display name of the agent whose chain this is (``Grok``)."""
+        from rulelens.agents.profiles import UnknownAgent, profile
+
+        try:
+            return profile(self.chain.agent if self.chain is not None else None).display
+        except UnknownAgent:
+            return "Grok"
+
+    @cached_property
     def git_root(self) -> str | None:
         if self.chain is not None and self.chain.git_root is not None:
             return self.chain.git_root

@@ -77,14 +77,15 @@ def run(ctx: Context) -> None:
 def _identical(ctx: Context, entry: RuleFile) -> bool:
     """RL405: the same bytes as a file loaded earlier in the chain (another file, not a
     symlink to it: those load once)."""
+    display = ctx.display  # the agent's name
     index = ctx.index
     assert index is not None
     other = index.earlier_identical(entry)
     if other is None:
         return False
     ctx.emit("RL405", f"Identical to {ctx.rel(other.path)}, which loads earlier in the same"
-             f" chain: Grok loads both, ~{entry.tokens} tokens twice. Make one a symlink to"
-             " the other (Grok then loads it once), or import it.", ctx.doc.whole(),
+             f" chain: {display} loads both, ~{entry.tokens} tokens twice. Make one a symlink to"
+             f" the other ({display} then loads it once), or import it.", ctx.doc.whole(),
              related=[Related(other.path, Range.point(0), "the identical file")])
     return True
 
@@ -129,6 +130,7 @@ def _body(ctx: Context, start: int) -> _Body:
 
 
 def _tags(ctx: Context, start_line: int) -> None:
+    display = ctx.display  # the agent's name
     text = ctx.doc.text
     if not _may_have_tag(text):
         return
@@ -138,7 +140,7 @@ def _tags(ctx: Context, start_line: int) -> None:
         end_line, end_col = ctx.doc.position(m.end())
         if end_line != line:
             end_line, end_col = line, ctx.doc.line_length(line)
-        ctx.emit("RL401", f"Grok escapes this tag to `&lt;{m.group(1)}`: the model sees"
+        ctx.emit("RL401", f"{display} escapes this tag to `&lt;{m.group(1)}`: the model sees"
                  " different text from what you wrote, and in other harnesses the tag can close"
                  " or spoof the block that wraps instruction files. Describe the tag in words"
                  " or drop it.", Range.of(line, col, end_line, end_col))

@@ -24,20 +24,21 @@ _SURROGATE = re.compile("[\udc80-\udcff]")
 _NON_SPACE = re.compile(r"\S")  # \S is exactly "not str.isspace()"
 _LOWER = {n.lower(): n for n in NAMED_FILES}
 _OTHER_AGENT = {
-    "GEMINI.md": "Gemini CLI reads GEMINI.md; Grok does not",
-    "AGENTS.override.md": "Codex reads AGENTS.override.md; Grok does not",
-    ".cursorrules": "legacy Cursor rules file; Grok does not read it (nor does current"
+    "GEMINI.md": "Gemini CLI reads GEMINI.md; {display} does not",
+    "AGENTS.override.md": "Codex reads AGENTS.override.md; {display} does not",
+    ".cursorrules": "legacy Cursor rules file; {display} does not read it (nor does current"
                     " Cursor prefer it over `.cursor/rules`)",
-    ".windsurfrules": "Windsurf reads it; Grok does not",
-    ".clinerules": "Cline reads it; Grok does not",
-    "AGENTS.local.md": "a personal-override name some tools use; Grok does not read it (use"
+    ".windsurfrules": "Windsurf reads it; {display} does not",
+    ".clinerules": "Cline reads it; {display} does not",
+    "AGENTS.local.md": "a personal-override name some tools use; {display} does not read it (use"
                        " CLAUDE.local.md, and keep it out of .gitignore)",
-    "AGENT.local.md": "a personal-override name some tools use; Grok does not read it (use"
+    "AGENT.local.md": "a personal-override name some tools use; {display} does not read it (use"
                       " CLAUDE.local.md, and keep it out of .gitignore)",
 }
 
 
 def run(ctx: Context) -> None:
+    display = ctx.display  # the agent's name
     doc = ctx.doc
     first = doc.whole()
     for rec in ctx.skip_records:
@@ -46,7 +47,8 @@ def run(ctx: Context) -> None:
         bad = _first_surrogate(doc.text)
         if bad is not None:
             line, col = doc.position(bad)
-            ctx.emit("RL202", f"Not valid UTF-8 (first bad byte on line {line + 1}); Grok drops"
+            ctx.emit("RL202", f"Not valid UTF-8 (first bad byte on line {line + 1});"
+                     f" {display} drops"
                      " the file silently. Re-save it as UTF-8.",
                      Range.of(line, col, line, col + 1))
     _names(ctx, first)
@@ -64,6 +66,7 @@ def _first_surrogate(text: str) -> int | None:
 
 
 def _from_record(ctx: Context, rec: Skipped, first: Range) -> None:
+    display = ctx.display  # the agent's name
     reason = rec.reason
     if reason is SkipReason.GITIGNORED:
         related = []
@@ -77,18 +80,18 @@ def _from_record(ctx: Context, rec: Skipped, first: Range) -> None:
                 fixes.append(fix)
         extra = ""
         if ctx.doc.name == "CLAUDE.local.md":
-            extra = (" Claude Code's convention is to gitignore CLAUDE.local.md; Grok then"
+            extra = (f" Claude Code's convention is to gitignore CLAUDE.local.md; {display} then"
                      " never reads it.")
-        ctx.emit("RL201", f"Grok skips this file: {rec.detail}.{extra}", first,
+        ctx.emit("RL201", f"{display} skips this file: {rec.detail}.{extra}", first,
                  related=related, fixes=fixes)
     elif reason is SkipReason.NOT_UTF8:
-        ctx.emit("RL202", f"Grok drops this file: {rec.detail}.", first)
+        ctx.emit("RL202", f"{display} drops this file: {rec.detail}.", first)
     elif reason is SkipReason.UNREADABLE:
-        ctx.emit("RL203", f"Grok drops this file: {rec.detail}.", first)
+        ctx.emit("RL203", f"{display} drops this file: {rec.detail}.", first)
     elif reason is SkipReason.NOT_A_FILE:
-        ctx.emit("RL204", f"Grok drops this candidate: {rec.detail}.", first)
+        ctx.emit("RL204", f"{display} drops this candidate: {rec.detail}.", first)
     elif reason is SkipReason.COMPAT_DISABLED:
-        ctx.emit("RL205", f"Not loaded by Grok: {rec.detail}.", first)
+        ctx.emit("RL205", f"Not loaded by {display}: {rec.detail}.", first)
     elif reason is SkipReason.DUPLICATE:
         ctx.emit("RL209", f"Loaded once only: {rec.detail}.", first)
     # NESTED_IN_RULES_DIR and UNRECOGNIZED_NAME are judged from the path in _names().
@@ -134,6 +137,7 @@ def _same_file_case(a: str, b: str) -> bool:
 
 
 def _names(ctx: Context, first: Range) -> None:
+    display = ctx.display  # the agent's name
     doc = ctx.doc
     fmt = doc.fmt
     name = doc.name
@@ -142,33 +146,34 @@ def _names(ctx: Context, first: Range) -> None:
     if fmt.kind == "named" and fmt.misnamed:
         proper = "AGENTS.md" if low == "agents.md" else _LOWER[low]
         new = os.path.join(directory, proper)
-        ctx.emit("RL207", f"Grok looks for exact names; `{name}` is not one of them on a"
+        ctx.emit("RL207", f"{display} looks for exact names; `{name}` is not one of them on a"
                  f" case-sensitive file system, so it never loads. Rename it to `{proper}`.",
                  first, fixes=_rename_fix(ctx, new, f"Rename to {proper}"))
     elif fmt.kind in ("named", "legacy") and name in _OTHER_AGENT:
-        ctx.emit("RL208", f"{_OTHER_AGENT[name]}.", first)
+        ctx.emit("RL208", _OTHER_AGENT[name].format(display=display) + ".", first)
     elif fmt.kind == "legacy" and os.path.basename(directory) == CLINE_DIR:
-        ctx.emit("RL208", f"Cline reads the rules in `{CLINE_DIR}/`; Grok does not.", first)
+        ctx.emit("RL208", f"Cline reads the rules in `{CLINE_DIR}/`; {display} does not.", first)
     elif fmt.kind == "copilot-repo":
-        ctx.emit("RL208", "GitHub Copilot reads this file; Grok does not. Put instructions"
-                 " for Grok in AGENTS.md.", first)
+        ctx.emit("RL208", f"GitHub Copilot reads this file; {display} does not. Put instructions"
+                 f" for {display} in AGENTS.md.", first)
     if fmt.kind in GROK_RULE_DIRS and fmt.rules_dir is not None:
         rules_dir = fmt.rules_dir
         stem, _, ext = name.rpartition(".")
         if ext.lower() != "md" or not stem:
             if fmt.kind == "cursor-rule" and low.endswith(".mdc"):
-                ctx.emit("RL208", "Cursor reads `.mdc` rules; Grok reads only `*.md` files in"
-                         " `.cursor/rules`, so Grok never loads this one.", first)
+                ctx.emit("RL208", f"Cursor reads `.mdc` rules; {display} reads only `*.md` files in"
+                         f" `.cursor/rules`, so {display} never loads this one.", first)
             elif low.endswith((".markdown", ".mdc", ".txt")) and stem:
                 new = os.path.join(directory, f"{stem}.md")
-                ctx.emit("RL207", f"Grok reads only `*.md` files in rules directories; `{name}`"
+                ctx.emit("RL207", f"{display} reads only `*.md` files in rules directories;"
+                         f" `{name}`"
                          f" never loads. Rename it to `{stem}.md`.", first,
                          fixes=_rename_fix(ctx, new, f"Rename to {stem}.md"))
             return
         if fmt.nested:
             new = os.path.join(rules_dir, name)
             rel = os.path.relpath(doc.path, rules_dir)
-            ctx.emit("RL206", f"Grok reads only files directly inside"
+            ctx.emit("RL206", f"{display} reads only files directly inside"
                      f" {ctx.rel(rules_dir)}; this one is nested ({rel}) and never loads."
                      " Move it up into the rules directory.", first,
                      fixes=_rename_fix(ctx, new, f"Move to {ctx.rel(new)}"))
@@ -185,6 +190,7 @@ def _case_twins(ctx: Context, first: Range) -> None:
     """RL210: another official name differing only in case, as a separate file here.
 
     Probed by name, as the agent finds named files (no listing of the directory)."""
+    display = ctx.display  # the agent's name
     name = ctx.doc.name
     directory = ctx.doc.directory
     for other in _TWINS.get(name, ()):
@@ -192,7 +198,7 @@ def _case_twins(ctx: Context, first: Range) -> None:
         if ctx.disk.regular_size(other_path) is None \
                 or ctx.disk.same_file(other_path, ctx.doc.path) is not False:
             continue  # no such file, not a file, or this very file (case-insensitive disk)
-        ctx.emit("RL210", f"`{name}` and `{other}` are different files here and Grok loads"
+        ctx.emit("RL210", f"`{name}` and `{other}` are different files here and {display} loads"
                  " both (on macOS or Windows they would be one file). Merge them into one.",
                  first, related=[Related(other_path, Range.point(0), "the case twin")])
 

@@ -41,6 +41,7 @@ _YAMLISH = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*:")
 
 
 def run(ctx: Context) -> None:
+    display = ctx.display  # the agent's name
     doc = ctx.doc
     kind = doc.fmt.kind
     fm = doc.frontmatter
@@ -64,7 +65,8 @@ def run(ctx: Context) -> None:
         return
     if fm.block.end_line is None:
         ctx.emit("RL102", f"Frontmatter opened on line {fm.block.start_line + 1} is never closed"
-                 " with `---`: it is not recognised, so its keys do nothing and Grok injects the"
+                 f" with `---`: it is not recognised, so its keys do nothing and {display}"
+                 " injects the"
                  " YAML as text.", doc.line_range(fm.block.start_line))
         return
     _bom(ctx)
@@ -96,6 +98,7 @@ def run(ctx: Context) -> None:
 
 # -------------------------------------------------------------------- named files
 def _named_frontmatter(ctx: Context, fm: ParsedFrontmatter) -> None:
+    display = ctx.display  # the agent's name
     doc = ctx.doc
     if doc.fmt.misnamed or ctx.skip_records:
         return  # the agent does not load it under this name (RL2xx says why)
@@ -108,7 +111,7 @@ def _named_frontmatter(ctx: Context, fm: ParsedFrontmatter) -> None:
     stem = os.path.basename(doc.path).rsplit(".", 1)[0].replace(".", "-").lower()
     target = os.path.join(doc.fmt.owner, ".grok", "rules", f"{stem}.md")
     if not os.path.lexists(target):
-        fixes.append(Fix(f"Move to {ctx.rel(target)}, where Grok strips frontmatter"
+        fixes.append(Fix(f"Move to {ctx.rel(target)}, where {display} strips frontmatter"
                          " (other agents stop reading it as a named file)", "unsafe",
                          (FileRename(doc.path, target),)))
     ctx.emit("RL115", f"{os.path.basename(doc.path)} is injected verbatim: these {end - 1}"
@@ -162,6 +165,7 @@ def _bom(ctx: Context) -> None:
 
 def _scope_ignored_by_grok(ctx: Context, fm: ParsedFrontmatter) -> None:
     """RL118: a scope key on a rule file Grok reads and injects into every session."""
+    display = ctx.display  # the agent's name
     kind = ctx.doc.fmt.kind
     if kind not in GROK_RULE_DIRS or kind == "grok-rule":
         return
@@ -173,7 +177,7 @@ def _scope_ignored_by_grok(ctx: Context, fm: ParsedFrontmatter) -> None:
     # H-multi seam: "which agents read this file" will come from the agent profiles.
     honours = AGENT[kind]
     ctx.emit("RL118", f"{honours} honours `{key}` and loads this rule only for matching"
-             f" files; Grok ignores `{key}` in {ctx.rel(ctx.doc.fmt.rules_dir or '')} and"
+             f" files; {display} ignores `{key}` in {ctx.rel(ctx.doc.fmt.rules_dir or '')} and"
              f" injects this file into every session (~{entry.tokens} tokens).", f.key_range)
 
 

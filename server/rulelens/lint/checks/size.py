@@ -66,6 +66,7 @@ def run(ctx: Context) -> None:
 
 def _always_on(ctx: Context) -> None:
     """RL308 on the file at which the chain's estimated tokens cross the budget."""
+    display = ctx.display  # the agent's name
     budget = ctx.config.thresholds.always_on_max_tokens
     entry = ctx.chain_entry
     if budget <= 0 or entry is None or ctx.chain is None or ctx.index is None:
@@ -74,7 +75,7 @@ def _always_on(ctx: Context) -> None:
     if hit is None or hit[0] is not entry:
         return
     before = hit[1]
-    ctx.emit("RL308", f"The Grok chain reaches ~{ctx.chain.total_tokens} tokens (estimate) in"
+    ctx.emit("RL308", f"The {display} chain reaches ~{ctx.chain.total_tokens} tokens (estimate) in"
              f" {len(ctx.chain.files)} file(s); it crosses the {budget}-token always-on budget"
              f" here (~{before} before this file, ~{entry.tokens} in it).", ctx.doc.whole())
 
