@@ -17,7 +17,7 @@ from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from adversarial import hostile
 from adversarial.hostile import Tree, make_tree
-from rulelens.rules.gitignore import MAX_PATTERNS, GitIgnore
+from rulelens.rules.gitignore import _PLAIN, MAX_PATTERNS, GitIgnore, _compile, _translate
 from rulelens.rules.linearre import LinearPattern
 
 #: Generous for a linear matcher; the backtracking one needed hours for these inputs.
@@ -156,3 +156,19 @@ def test_linear_matcher_equals_re(pattern: str, text: str) -> None:
         linear = LinearPattern(regex)
     assert linear.match(text) == (compiled.match(text) is not None)
     assert linear.fullmatch(text) == (compiled.fullmatch(text) is not None)
+
+
+_SEGMENT = st.text(alphabet="azAZ09._-", min_size=1, max_size=6)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(negated=st.booleans(), lead=st.booleans(), trail=st.booleans(),
+       segments=st.lists(_SEGMENT, min_size=1, max_size=4))
+def test_plain_lines_translate_as_pathspec_does(negated: bool, lead: bool, trail: bool,
+                                                segments: list[str]) -> None:
+    """The fast path for plain names and paths gives pathspec's exact translation."""
+    line = ("!" if negated else "") + ("/" if lead else "") + "/".join(segments) + (
+        "/" if trail else "")
+    assert _PLAIN.match(line) is not None
+    _compile.cache_clear()
+    assert _compile(line) == _translate(line)
