@@ -7,7 +7,8 @@
 -- Options (all optional):
 --   cmd          command that starts the server        (default { "rulelens", "serve" })
 --   cmd_env      extra environment for the server      (default nil)
---   settings     the `rulelens` settings section, e.g. { agentCwd = "src" }
+--   settings     the `rulelens` settings section, e.g. { agentCwd = "src" };
+--                { agent = "grok@1.0.6" } picks the Grok profile (default "grok": the newest)
 --   root_markers directories/files that mark a workspace root (default { ".git" })
 --   codelens     show code lenses                      (default true)
 --   width        sidebar width                         (default 64)
