@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from rulelens import __version__
 from rulelens.agents.profiles import AgentProfile, UnknownAgent, grok_profile
 from rulelens.agents.profiles import profile as agent_profile
+from rulelens.agents.safeio import printable
 from rulelens.agents.trust import Override
 from rulelens.present import byte_size, display_path, json_text
 from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
@@ -67,7 +68,7 @@ def format_chain(chain: Chain, note: str | None = None) -> str:
     """
     base = chain.git_root or chain.cwd
     root = chain.git_root or "(none: not in a git repository)"
-    out = [f"cwd:      {chain.cwd}", f"git root: {root}"]
+    out = [f"cwd:      {printable(chain.cwd)}", f"git root: {printable(root)}"]
     if chain.trust is not None:
         out.append(f"trust:    {trust_line(chain)}")
     if note:

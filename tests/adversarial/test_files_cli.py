@@ -177,3 +177,19 @@ def test_sparse_hundred_gigabyte_agents_md_is_bounded(tree: Tree) -> None:
     done = tree.run("lint", "--format", "json", str(tree.repo / "AGENTS.md"))
     assert_clean(done)
     assert "RL203" in {f["code"] for f in json.loads(done.stdout)}
+
+
+def test_working_directory_that_is_not_utf8(tree: Tree) -> None:
+    odd = Path(os.fsdecode(os.fsencode(tree.repo) + b"/d\xff"))
+    odd.mkdir()
+    (odd / "AGENTS.md").write_text("deep\n")
+    done = tree.run("chain", str(odd))
+    assert_clean(done)
+    assert done.returncode == 0
+    text = done.stdout.decode("utf-8")
+    assert f"cwd:      {tree.repo}/d\\xff\n" in text and "d\\xff/AGENTS.md" in text
+    chain = tree.chain(odd)
+    assert chain["cwd"] == f"{tree.repo}/d\\xff"
+    done = tree.run("render", str(odd))
+    assert_clean(done)
+    assert f"## From: {tree.repo}/d\ufffd/AGENTS.md\n" in done.stdout.decode("utf-8")
