@@ -13,15 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rulelens.agents import safeio
+from rulelens.agents.profiles import GROK_1_0_6
 from rulelens.agents.rusttext import trim
 
 VENDORS = ("cursor", "claude", "codex")
 SURFACES = ("skills", "rules", "agents", "mcps", "hooks", "sessions")
 
-#: Named files every root is scanned for, in this exact order (before compat additions).
-BASE_FILENAMES = ("Agents.md", "Claude.md", "CLAUDE.md", "CLAUDE.local.md", "AGENT.md", "AGENTS.md")
-#: Appended when ``claude.agents`` is on.
-CLAUDE_FILENAMES = (".claude/CLAUDE.md", ".claude/CLAUDE.local.md")
+#: Named files every root is scanned for, in this exact order (before compat additions),
+#: and those appended when ``claude.agents`` is on: read from the Grok profile rows.
+BASE_FILENAMES = GROK_1_0_6.base_names
+CLAUDE_FILENAMES = tuple(n.name for n in GROK_1_0_6.named_files if n.gate == ("claude", "agents"))
 
 _TRUE = frozenset({"1", "true", "yes", "on", "enabled"})
 _FALSE = frozenset({"0", "false", "no", "off", "disabled"})
@@ -79,12 +80,8 @@ class Compat:
         return names
 
     def project_rules_dirs(self) -> tuple[str, ...]:
-        dirs = [".grok/rules"]
-        if self.enabled("claude", "rules"):
-            dirs.append(".claude/rules")
-        if self.enabled("cursor", "rules"):
-            dirs.append(".cursor/rules")
-        return tuple(dirs)
+        return tuple(r.path for r in GROK_1_0_6.rules_dirs
+                     if r.gate is None or self.enabled(*r.gate))
 
 
 def read_config(grok_home: str) -> tuple[dict[str, object], str]:

@@ -17,14 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from rulelens.agents.compat import BASE_FILENAMES, CLAUDE_FILENAMES
 from rulelens.agents.fs import canonical, is_within
-from rulelens.agents.profiles import AgentProfile, UnknownAgent, grok_profile
+from rulelens.agents.profiles import GROK_1_0_45, AgentProfile, UnknownAgent, grok_profile
 from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.view import AgentView
 from rulelens.lsp.agentviews import AgentViews, enabled_agents
 from rulelens.rules import AgentEnvironment, AgentsMdTracker, Chain, ConfigError, Resolver
-from rulelens.rules.discovery import OTHER_AGENT_FILES
 from rulelens.rules.gitignore import walk_unignored
 from rulelens.rules.model import RuleFile, Skipped
 from rulelens.rules.tracker import DORMANT_NOTE
@@ -32,10 +30,8 @@ from rulelens.rules.tracker import DORMANT_NOTE
 #: Stop counting files under a rule file's scope after this many (the lens says "N+").
 COUNT_CAP = 20_000
 _RULE_DIR_VENDORS = (".grok", ".claude", ".cursor")
-_NAMED_LOWER = frozenset(n.lower() for n in BASE_FILENAMES) | frozenset(
-    os.path.basename(n).lower() for n in CLAUDE_FILENAMES
-)
-_OTHER_LOWER = frozenset(os.path.basename(n).lower() for n in OTHER_AGENT_FILES)
+_NAMED_LOWER = frozenset(os.path.basename(n).lower() for n in GROK_1_0_45.names())
+_OTHER_LOWER = frozenset(os.path.basename(n).lower() for n in GROK_1_0_45.foreign_files)
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv"})
 
 
