@@ -5,8 +5,9 @@ root (the editor's default), it times per agent:
 
 * ``cold``  the view computed from nothing (Grok: a fresh Resolver; the others' modules
             keep no state, so every call is cold);
-* ``warm``  the language server's per-(agent, start, file) cache answering again
-            (:class:`rulelens.lsp.agentviews.AgentViews`).
+* ``warm``  the language server's per-document cache answering again (what the code
+            lens asks on every refresh: :meth:`rulelens.lsp.agentviews.AgentViews.text`,
+            the lens title made of the views).
 
 The baseline is the same run's bare ``os.stat`` of that agent's candidate names in each
 directory from the root to the file (``stat``), so the ratios compare like with like.
@@ -21,7 +22,7 @@ import time
 from collections.abc import Callable
 
 from rulelens.agents.registry import MARKERS, ORDER
-from rulelens.lsp.agentviews import AgentViews
+from rulelens.lsp.agentviews import AgentViews, lens_title
 from rulelens.rules import AgentEnvironment, Chain, Resolver
 from rulelens.rules.perfile import views_for_file
 
@@ -79,11 +80,11 @@ def report(repo: str, env: dict[str, str], dirs: list[str], sample: int,
             t0 = time.perf_counter()
             views_for_file(f, repo, [agent], env, fresh.resolve)
             cold.append(time.perf_counter() - t0)
-            cache.views(f, repo, [agent], resolve)
+            cache.text("lens", f, repo, [agent], resolve, lambda vs: lens_title(vs, repo))
         warm: list[float] = []
         for f in files:
             t0 = time.perf_counter()
-            cache.views(f, repo, [agent], resolve)
+            cache.text("lens", f, repo, [agent], resolve, lambda vs: lens_title(vs, repo))
             warm.append(time.perf_counter() - t0)
         c, w, s = (statistics.median(x) * 1e3 for x in (cold, warm, stat))
         p95 = statistics.quantiles(cold, n=20)[-1] * 1e3
