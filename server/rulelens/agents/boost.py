@@ -92,6 +92,19 @@ def index_rows(text: str) -> dict[str, list[str]]:
     return out
 
 
+def rules_enabled(root: str, env: Mapping[str, str]) -> bool:
+    """Fact 2: ``boost.rules.enabled`` = ``env('BOOST_RULES_ENABLED', true)``: the process
+    environment first, then the project's ``.env`` (Laravel's order); false/0/off/no/empty
+    string "(false)" turn it off."""
+    value = env.get("BOOST_RULES_ENABLED")
+    if value is None:
+        for line in (fsio.read_text(os.path.join(root, ".env"), 1 << 20) or "").splitlines():
+            key, sep, raw = line.strip().partition("=")
+            if sep and key.strip() == "BOOST_RULES_ENABLED":
+                value = raw.strip().strip("\"'")
+    return value is None or value.strip().lower() not in ("false", "(false)", "0", "off", "no")
+
+
 def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     b = ViewBuilder()
     root = project_root(cwd)
@@ -99,6 +112,12 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     index = os.path.join(rules_dir, "index.md")
     if not fsio.is_dir(rules_dir):
         b.notes.append("No .ai/rules directory: Boost's guidelines say to continue without it.")
+        return _done(cwd, file, root, b)
+    if not rules_enabled(root, env):
+        for path in [index, *rule_files(rules_dir)]:
+            if fsio.is_file(path):
+                b.skip(path, "rules-disabled", "BOOST_RULES_ENABLED is false: Boost's guidelines"
+                       " carry no Project Rules section, so no model is told to read .ai/rules")
         return _done(cwd, file, root, b)
     guided = [g for g in GUIDELINE_FILES
               if GUIDELINE_TAG in (fsio.read_text(os.path.join(root, g), 1 << 20) or "")]

@@ -113,3 +113,16 @@ def test_fact_1_no_rules_dir_and_no_guidelines(base: Path, home: Path) -> None:
     assert _view(base, home).files == ()
     write(base / ".ai/rules/a.md", "---\npaths: [x/**]\n---\n")
     assert any("<laravel-boost-guidelines>" in n for n in _view(base, home).notes)
+
+
+def test_fact_2_rules_switched_off(base: Path, home: Path) -> None:
+    """Fact 2: ``BOOST_RULES_ENABLED=false`` (environment, else the project's ``.env``)."""
+    _project(base)
+    write(base / ".ai/rules/a.md", "---\npaths: [app/**]\n---\n")
+    _index(base)
+    write(base / ".env", "APP_NAME=x\nBOOST_RULES_ENABLED=false\n")
+    v = _view(base, home, base / "app" / "x.php")
+    assert v.files == ()
+    assert skipped(v, base / ".ai/rules/a.md").reason == "rules-disabled"
+    on = boost.view(str(base), str(base / "app/x.php"), env_for(home, BOOST_RULES_ENABLED="true"))
+    assert loaded(on, "may") == [str(base / ".ai/rules/index.md"), str(base / ".ai/rules/a.md")]

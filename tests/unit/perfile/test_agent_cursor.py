@@ -65,3 +65,13 @@ def test_facts_7_8_agents_md_and_legacy_cursorrules(base: Path, home: Path) -> N
     v = _view(base, home)
     assert loaded(v, "start") == [str(base / "AGENTS.md"), str(base / ".cursorrules")]
     assert skipped(v, base / "CLAUDE.md").reason == "not-read"
+
+
+def test_facts_1_10_user_rules_are_not_files_and_the_frame_is_unknown(base: Path,
+                                                                      home: Path) -> None:
+    """Fact 1: User and Team rules live in settings (said, not shown); fact 10: the framing
+    is unconfirmed, so there is no rendered text."""
+    write(base / "AGENTS.md", "a")
+    v = _view(base, home)
+    assert any("User and Team rules" in n for n in v.notes)
+    assert v.rendered is None and v.basis == "docs"
