@@ -18,7 +18,7 @@ from rulelens.memory.search import SearchOutcome
 from rulelens.memory.service import MemoryError_, MemoryService
 from rulelens.memory.settings import EMBEDDER_KINDS
 from rulelens.memory.status import MemoryStatus
-from rulelens.memory.stores import RANKS, SOURCES, AgentMemory, SearchReport
+from rulelens.memory.stores import RANKS, SOURCES, V2_SEARCH_MODELS, AgentMemory, SearchReport
 from rulelens.memory.transcripts import when
 from rulelens.memory.v2 import Enablement, V2Location, list_v2_files
 from rulelens.present import display_path, json_text
@@ -116,7 +116,8 @@ def format_search_table(outcome: SearchOutcome, wide: bool,
 
 def _agent_memory(args: argparse.Namespace, svc: MemoryService) -> AgentMemory:
     try:
-        return AgentMemory(svc, getattr(args, "agent", None))
+        return AgentMemory(svc, getattr(args, "agent", None),
+                           v2_search=getattr(args, "v2_search", None) or "fts")
     except ValueError as exc:
         raise MemoryError_(str(exc)) from exc
 
@@ -484,6 +485,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--sources", type=_sources, default=("memory",), metavar="LIST",
                    help="memory (default), transcript (Grok session transcripts; not searched"
                         " by the agent's memory tools), or both: memory,transcript")
+    p.add_argument("--v2-search", choices=V2_SEARCH_MODELS, default="fts",
+                   help="memory v2 only (UNCONFIRMED how the agent searches it): fts = the"
+                        " agent's pipeline without vectors over the v2 files (default); none ="
+                        " mark no result as returned by the agent")
     agent(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_wrap(_cmd_search))

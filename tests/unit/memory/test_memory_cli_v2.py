@@ -140,3 +140,18 @@ def test_search_warns_when_the_index_was_stale(memhome: MemHome) -> None:
     assert ("rulelens: the index was stale: 1 file(s) changed since the last index; they were"
             " re-indexed for this search") in again.stderr
     assert "stale" not in run(memhome, "search", "deploys").stderr
+
+
+def test_v2_search_model_is_switchable(memhome: MemHome) -> None:
+    v2 = locate_v2(memhome.repo, memhome.grok_home)
+    topic = os.path.join(v2.global_scope.topics, "deploy.md")
+    os.makedirs(os.path.dirname(topic))
+    with open(topic, "w", encoding="utf-8") as fh:
+        fh.write("# Deploy\n\nDeploys go out through Argo CD.\n")
+    config(memhome, "[memory_v2]\nenabled = true\n")
+    fts = json.loads(run(memhome, "search", "deploys argo", "--json").stdout)
+    assert fts["results"][0]["agent_returns"] is True
+    none = json.loads(run(memhome, "search", "deploys argo", "--json", "--v2-search",
+                          "none").stdout)
+    assert none["results"][0]["path"] == topic and none["results"][0]["agent_returns"] is False
+    assert any("'none'" in w for w in none["warnings"])
