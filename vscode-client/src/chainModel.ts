@@ -241,7 +241,8 @@ export function statusText(payload: ChainPayload | null | undefined, view?: View
 export function statusTooltip(payload: ChainPayload | null | undefined, ctx: PathContext): string {
   if (!payload) return "RuleLens: no chain for this editor";
   const winner = winningFile(payload);
-  const lines = [`${payload.files.length} instruction file(s) load for this file`];
+  // Name the start directory: the per-agent groups in Active Rules may start elsewhere.
+  const lines = [`${payload.files.length} instruction file(s) load for this file (Grok started in ${displayPath(payload.cwd, ctx, payload.git_root)}/)`];
   if (winner) lines.push(`deepest wins: ${displayPath(winner.path, ctx, payload.git_root)}`);
   if (payload.skipped.length) lines.push(`${payload.skipped.length} skipped`);
   if (payload.trustNote) lines.push(payload.trustNote);
