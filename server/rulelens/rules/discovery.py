@@ -415,10 +415,10 @@ class Resolver:
             return [cwd]
         # A canonical cwd has canonical ancestors: both walks then stop at the root itself.
         if self.profile.boundary != "repo-dir-chain" or self._canonical_dir(cwd) == cwd:
-            dirs = _project_chain(cwd, git_root)
-            for d in dirs:
+            plain = _project_chain(cwd, git_root)
+            for d in plain:
                 self._canon.setdefault(d, d)
-            return dirs
+            return plain
         dirs: list[str] = []
         current = cwd
         while True:
