@@ -260,18 +260,7 @@ function M.context(query)
 end
 
 local function execute(arguments, cb)
-  local client = client_and_ws()
-  if not client then return end
-  plugin.request(client, "workspace/executeCommand",
-    { command = "rulelens.remember", arguments = { arguments } }, function(err, result)
-      vim.schedule(function()
-        if err then
-          vim.notify("RuleLens: " .. (err.message or tostring(err)), vim.log.levels.ERROR)
-          return
-        end
-        cb(result)
-      end)
-    end)
+  call("workspace/executeCommand", { command = "rulelens.remember", arguments = { arguments } }, cb)
 end
 
 --- Preview, scope, confirm, write. `confirm` (tests) replaces the yes/no question.
