@@ -71,6 +71,9 @@ def test_cli_index_search_status_never_read_outside(md: MemDemo,
     assert any(r == "not-a-file: a directory" for r in reasons.values())
     search = cli_json(md, "search", f"{SECRET} secret outside roots", "--all")
     assert no_secret(search["results"])
+    # Said faithfully: the agent's own search would draw on the linked file.
+    assert "1 memory file(s) are links out of the memory root: the agent indexes" in (
+        search["note"] or "")
     # The inside alias is read (and found by the global MEMORY.md's words).
     status = cli_json(md, "status")
     assert no_secret(status)

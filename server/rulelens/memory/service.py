@@ -197,7 +197,7 @@ class MemoryService:
                progress: Progress | None = None) -> SearchOutcome:
         settings = self.settings()
         location = self.locate(cwd)
-        idx, _ = self.synced_index(location, settings, progress)
+        idx, report = self.synced_index(location, settings, progress)
         embedder, error = self.embedder(settings)
         if embedder is not None:
             try:
@@ -219,6 +219,11 @@ class MemoryService:
             outcome = replace(outcome, mode="fts-fallback", note=error)
         if idx.unavailable:
             outcome = replace(outcome, note=unindexed_note(idx.unavailable, outcome.note))
+        links = sum(k.reason.startswith("outside-roots") for k in report.skipped)
+        if links:
+            said = (f"{links} memory file(s) are links out of the memory root: the agent"
+                    " indexes their targets, RuleLens does not read them (memory status)")
+            outcome = replace(outcome, note=f"{outcome.note}; {said}" if outcome.note else said)
         return outcome
 
     def status(self, cwd: str) -> MemoryStatus:
