@@ -34,7 +34,9 @@ async def test_diagnostics_follow_buffer_and_disk(client: LanguageClient, demo: 
     rule = demo.uri(".claude/rules/testing.md")
     text = (demo.repo / ".claude/rules/testing.md").read_text()
     open_doc(client, rule, text, language="markdown")
-    await _diagnostics(client, rule, set())
+    # A scoped .claude/rules file: Grok ignores `paths` and injects it everywhere (info).
+    (insight,) = await _diagnostics(client, rule, {"RL118"})
+    assert insight.severity == types.DiagnosticSeverity.Information
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=rule, version=2),
         content_changes=[types.TextDocumentContentChangeWholeDocument(
