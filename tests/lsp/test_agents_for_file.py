@@ -98,6 +98,25 @@ async def test_per_agent_lens_and_hover(client: LanguageClient, demo: Demo) -> N
     assert "per Claude Code docs" in text
 
 
+async def test_instruction_files_say_which_agents_read_them(client: LanguageClient,
+                                                           demo: Demo) -> None:
+    """An instruction file's per-agent lens says who reads it (started at the workspace)."""
+    expected = {
+        "GEMINI.md": "from ./: read by Gemini · not by Grok, Claude, Codex, Cursor, Copilot,"
+                     " Boost",
+        ".cursor/rules/style.mdc": "from ./: read by Cursor (for matching files) · not by"
+                                   " Grok, Claude, Codex, Copilot, Gemini, Boost",
+        "AGENTS.md": "from ./: read by Grok, Codex, Cursor, Copilot · not by Claude, Gemini,"
+                     " Boost",
+    }
+    for rel, title in expected.items():
+        uri = demo.uri(rel)
+        open_doc(client, uri, language="markdown")
+        got = await lenses(client, uri)
+        assert got is not None and got[-1].command is not None
+        assert got[-1].command.title == title, rel
+
+
 async def test_one_agent_setting_keeps_the_single_lens(demo: Demo) -> None:
     """``rulelens.agents: ["grok"]``: no per-agent lens, no side-by-side hover."""
     c = await start_client(demo.env, [demo.repo], "visual-studio-code",

@@ -135,7 +135,7 @@ async def test_rule_file_lenses(client: LanguageClient, demo: Demo) -> None:
         assert got is not None and len(got) == 3, rel
         assert got[0].command is not None and got[0].command.title == title, rel
         assert got[1].command is not None and " rule" in got[1].command.title
-        assert got[2].command is not None and got[2].command.title.startswith("from ./: Grok")
+        assert got[2].command is not None and got[2].command.title.startswith("from ./: read by")
     hover_text = (await hover(client, demo.uri("CLAUDE.local.md"))).contents.value  # type: ignore[union-attr]
     assert hover_text.startswith("**Not loaded: gitignored by .gitignore:2** — ignored by")
 

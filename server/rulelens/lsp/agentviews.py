@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rulelens.agents.registry import ORDER, family, present
-from rulelens.agents.view import AgentView
+from rulelens.agents.view import AgentView, NotLoaded, ViewFile
 from rulelens.multichain import summary, view_json
 from rulelens.present import display_path
 from rulelens.rules.model import Chain
@@ -109,6 +109,30 @@ def start_label(cwd: str, workspace: str | None) -> str:
 def lens_title(views: list[AgentView], workspace: str | None) -> str:
     """``from ./: Grok 3 · Claude 5 · Codex 2 (cut at 32 KiB)``."""
     return f"from {start_label(views[0].cwd if views else '', workspace)}: {summary(views)}"
+
+
+#: Not-loaded reasons that still mean "this agent reads the file, for other files".
+SCOPED = frozenset({"globs-no-match", "paths-no-match", "applyto-no-match", "manual",
+                    "no-applyto"})
+
+
+def readers_title(views: list[AgentView], path: str, workspace: str | None) -> str:
+    """For an instruction file itself: ``from ./: read by Grok, Codex · not by Claude, …``
+    (``may`` counts as read: the model is pointed at it)."""
+    reads, skips = [], []
+    for v in views:
+        entry = v.find(path)
+        if isinstance(entry, ViewFile):
+            reads.append(short_name(v.agent))
+        elif isinstance(entry, NotLoaded) and entry.reason in SCOPED:
+            reads.append(f"{short_name(v.agent)} (for matching files)")
+        else:
+            skips.append(short_name(v.agent))
+    start = start_label(views[0].cwd if views else "", workspace)
+    parts = [f"read by {', '.join(reads)}" if reads else "read by no enabled agent"]
+    if reads and skips:
+        parts.append(f"not by {', '.join(skips)}")
+    return f"from {start}: " + " · ".join(parts)
 
 
 def hover_table(views: list[AgentView], workspace: str | None) -> str:

@@ -366,7 +366,11 @@ def create_server(environ: Mapping[str, str] | None = None,
             title=views.chain_lens_title(chain), command=protocol.SHOW_CHAIN,
             arguments=[uri])))
         workspace = s.root_for(path)
-        title = s.agent_text(path, "lens", lambda vs: agentviews.lens_title(vs, workspace))
+        if status is not None:  # an instruction file: which agents read it
+            title = s.agent_text(path, "readers",
+                                 lambda vs: agentviews.readers_title(vs, path, workspace))
+        else:
+            title = s.agent_text(path, "lens", lambda vs: agentviews.lens_title(vs, workspace))
         if title:
             lenses.append(types.CodeLens(range=top, command=types.Command(
                 title=title, command=protocol.SHOW_CHAIN, arguments=[uri])))
