@@ -6,6 +6,8 @@ grok@1.0.6) and check the lens, the hover, the chain payload and the rule-file l
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 
 from rulelens.lsp import protocol
@@ -113,3 +115,25 @@ def test_the_lint_resolver_sees_a_trusted_folder(demo: Demo) -> None:
     other = Session(environ=demo.env, agent_setting="claude")
     assert other.resolver is not None and other.resolver.profile.id == "grok@1.0.45"
     assert "not a Grok profile" in (other.agent_problem() or "")
+
+
+async def test_granting_trust_on_disk_loads_the_project_files(demo: Demo) -> None:
+    """`grok --trust` writes trusted_folders.toml; the watcher re-resolves every chain."""
+    store = demo.grok_home / "trusted_folders.toml"
+    grant = store.read_text()
+    _untrust(demo)
+    client = await start_client(demo.env, [demo.repo], "visual-studio-code")
+    try:
+        uri = demo.uri(DEEP)
+        open_doc(client, uri, language="python")
+        before = await request(client, protocol.CHAIN, {"uri": uri})
+        assert before["trust"]["state"] == "undecided" and len(before["files"]) == 2
+        await asyncio.sleep(0.5)  # let the watcher arm
+        changed = waiter(client, protocol.CHAIN_CHANGED)
+        store.write_text(grant)
+        await asyncio.wait_for(changed, 20)
+        after = await request(client, protocol.CHAIN, {"uri": uri})
+        assert after["trust"]["state"] == "trusted" and len(after["files"]) == 7
+        assert "trustNote" not in after
+    finally:
+        await stop_client(client)

@@ -27,8 +27,10 @@ from rulelens.lsp.session import looks_like_rule_file
 
 log = logging.getLogger(__name__)
 
-#: Files whose change can alter a chain even though they are not instruction files.
-TRIGGER_NAMES = frozenset({".gitignore", ".gitconfig", "config.toml", "ignore", "config"})
+#: Files whose change can alter a chain even though they are not instruction files
+#: (``trusted_folders.toml``: Grok's folder-trust decisions, ``grok --trust``).
+TRIGGER_NAMES = frozenset({".gitignore", ".gitconfig", "config.toml", "ignore", "config",
+                           "trusted_folders.toml"})
 
 OnBatch = Callable[[set[str]], Awaitable[None]]
 #: ``None``: changes were lost (an undecodable name); everything must be re-read.
