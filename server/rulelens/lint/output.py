@@ -53,7 +53,8 @@ def to_json_list(findings: Sequence[Finding], base: str) -> list[dict[str, Any]]
 def to_text(findings: Sequence[Finding], base: str, problems: Sequence[str] = ()) -> str:
     out = [f"rulelens: config: {p}" for p in problems]
     for f in findings:
-        fix = " [fix available]" if f.fixable else ""
+        fix = (" [fix available]" if f.safe_fix is not None else
+               " [fix in the editor]" if f.fixable else "")
         out.append(f"{display_path(f.path, base)}:{f.range.start.line + 1}:"
                    f"{f.range.start.character + 1}: {f.severity} {f.code}"
                    f" {BY_CODE[f.code].name}: {f.message}{fix}")

@@ -52,9 +52,15 @@ def test_json_output_walks_tree_respecting_gitignore(repo: Repo) -> None:
 
 def test_exit_zero_without_errors_and_text_format(repo: Repo) -> None:
     repo.files({"AGENTS.md": "# Rules\n\nBe kind.\n", "agents.md": "x\n"})
+    tmp = Path(repo.root)
     proc = run(repo)
     assert proc.returncode == 0, proc.stdout  # warnings remain, no errors + proc.stderr
     assert "agents.md:1:1: warning RL207 misnamed-instruction-file" in proc.stdout
+    assert "[fix" not in proc.stdout  # AGENTS.md exists: no rename is offered
+    (tmp / "AGENTS.md").unlink()
+    alone = run(repo)
+    # The rename is offered in the editor only (--fix never renames).
+    assert alone.stdout.splitlines()[0].endswith("[fix in the editor]"), alone.stdout
     assert proc.stdout.rstrip().endswith("1 finding(s): 1 warning")
 
 
