@@ -281,6 +281,9 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
         "memoryDetailHighlights"]
     assert driven["memoryBestRows"] and MEMORY_FIRST in driven["memoryBestRows"][0]
     assert Path(ARTIFACTS / "vscode-memory-best.png").stat().st_size > 10_000
+    explain = " ".join(driven["memoryExplainText"].split())  # the view wraps long lines
+    assert "# Why this result: stripe webhook" in explain
+    assert "## the agent's pipeline" in explain and "The agent returns this result." in explain
     assert "MEMORY.md" in driven["memoryOpenedTab"]
     assert driven["memorySelectionShown"], "the chunk's lines were not selected"
     wide = driven["memoryWideRows"]

@@ -193,6 +193,19 @@ try {
     result.memorySelectionShown = sel > 0;
     step("memory result opened", { tab: result.memoryOpenedTab });
     await shot("vscode-memory-opened.png");
+    // The explain detail view: the (i) button of a row opens why it ranked there.
+    await palette("RuleLens: Search Memory", "Search Memory");
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "Search Memory" }).first().waitFor({ timeout: 20000 });
+    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+    await page.locator(".quick-input-widget input").pressSequentially(query, { delay: 20 });
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: env("MEMORY_EXPECT") }).first();
+    await row.waitFor({ timeout: 30000 });
+    await row.hover();
+    await row.locator('.action-label[aria-label^="Why did this rank"]').first().click();
+    await page.locator(".monaco-editor .view-lines", { hasText: "Why this result" }).first().waitFor({ timeout: 30000 });
+    result.memoryExplainText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ");
+    step("memory explain view");
+    await shot("vscode-memory-explain.png");
   } else {
     step("memory search not run: no MEMORY_QUERY");
   }
