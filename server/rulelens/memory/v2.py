@@ -43,28 +43,19 @@ class MemoryFeatures:
     framing_sentence: bool  # the first-turn block's "Treat memory as …" line (§A7.13)
 
 
-#: The newest Grok RuleLens models; ``grok`` means this one.
-NEWEST_GROK = (1, 0, 45)
 #: The oldest version read with v2 and the framing sentence (24b1106); 1.0.6 had neither.
 V2_SINCE = (1, 0, 45)
 
 
-def parse_version(text: str) -> tuple[int, ...]:
-    parts = text.strip().split(".")
-    if not parts or not all(p.isdigit() for p in parts):
-        raise ValueError(f"not a version: {text!r}")
-    return tuple(int(p) for p in parts)
-
-
 def features_for(agent: str | None) -> MemoryFeatures:
-    """``grok`` (newest), ``grok@1.0.6`` or ``grok@1.0.45``; other versions by comparison."""
-    agent = agent or "grok"
-    name, _, version_text = agent.partition("@")
-    if name != "grok":
-        raise ValueError(f"{agent}: memory is modelled for Grok Build profiles only")
-    version = parse_version(version_text) if version_text else NEWEST_GROK
+    """The memory of a Grok profile (``grok`` = the newest, ``grok@1.0.6``, ``grok@1.0.45``):
+    the agent profile table decides which versions exist; an unknown id is a ValueError."""
+    from rulelens.agents.profiles import grok_profile, version_key
+
+    row = grok_profile(agent or "grok")
+    version = version_key(row.version)
     newer = version >= V2_SINCE
-    return MemoryFeatures(f"grok@{'.'.join(map(str, version))}", version, newer, newer)
+    return MemoryFeatures(row.id, version, newer, newer)
 
 
 # -- §A7.1 enablement ------------------------------------------------------------------

@@ -25,7 +25,7 @@ from rulelens.memory.v2 import (
     scope_problem,
 )
 from rulelens.memory.workspace import locate
-from rulelens.rules import ConfigError
+from rulelens.agents.compat import ConfigError
 
 NEW = features_for("grok@1.0.45")
 OLD = features_for("grok@1.0.6")
