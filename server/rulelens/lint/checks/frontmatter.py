@@ -124,7 +124,7 @@ def _missing_opener(ctx: Context) -> bool:
     """RL119: ``key:`` lines from line 1 down to a ``---`` line, with no ``---`` above
     them: the opening fence is missing, so the whole block is body text."""
     doc = ctx.doc
-    if "\n---" not in doc.text or not _YAMLISH.match(doc.line(0).lstrip("\ufeff")):
+    if not _YAMLISH.match(doc.line(0).lstrip("\ufeff")) or "\n---" not in doc.text:
         return False
     known = ALLOWED.get(doc.fmt.kind, frozenset()) | FOREIGN_SCOPE
     limit = min(doc.line_count, 40)
