@@ -22,6 +22,19 @@ function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
   const id = family(view.agent);
   const name = view.display ?? id;
   const children: ChainNode[] = [];
+  const withheld = view.skipped.filter((s) => s.reason === "untrusted-folder").length;
+  if (id === "grok" && withheld > 0) {
+    // Folder trust withholds project files: one line first, with the command that changes it.
+    const n = `${withheld} project file${withheld === 1 ? "" : "s"}`;
+    children.push({
+      id: `agent:${id}:trust`,
+      kind: "trust",
+      label: `Folder not trusted yet: ${n} withheld; run \`grok --trust\` here`,
+      tooltip: (view.notes ?? []).join("\n") || undefined,
+      icon: "shield",
+      contextValue: "rulelens.trust",
+    });
+  }
   let start = 0;
   for (const f of view.files) {
     if (f.when === "start") start += 1;

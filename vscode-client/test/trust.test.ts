@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { buildAgentsTree } from "../src/agentsModel";
 import { buildChainTree, statusText, statusTooltip, withheldCount } from "../src/chainModel";
-import type { ChainPayload } from "../src/protocol";
+import type { AgentsPayload, ChainPayload } from "../src/protocol";
 import { CTX, demoChain, HOME, REPO } from "./fixtures";
 
 const NOTE = "Folder not trusted yet: 2 project files withheld; run `grok --trust` here to load them";
@@ -44,5 +45,18 @@ describe("folder trust in the Active Rules view and the status bar", () => {
     expect(statusText(untrusted())).toBe("Rules: 2 (+2 after trust)");
     expect(statusText(demoChain())).toBe("Rules: 7");
     expect(statusTooltip(untrusted(), CTX)).toContain(NOTE);
+  });
+});
+
+describe("folder trust in the per-agent Active Rules groups", () => {
+  it("puts the trust line first in Grok's group only, with the command", () => {
+    const chain = untrusted();
+    const grok = { agent: "grok@1.0.45", display: "Grok", cwd: REPO, git_root: REPO, files: [], skipped: chain.skipped, notes: ["no trust decision yet; run `grok --trust`"] };
+    const claude = { ...grok, agent: "claude@2.1", display: "Claude Code", notes: [] };
+    const payload: AgentsPayload = { cwd: REPO, file: `${REPO}/x.py`, enabled: ["grok", "claude"], agents: [grok, claude], rows: [] };
+    const [g, c] = buildAgentsTree(payload, CTX);
+    expect(g.children?.[0]).toMatchObject({ kind: "trust", label: "Folder not trusted yet: 2 project files withheld; run `grok --trust` here", icon: "shield" });
+    expect(g.children?.[0].tooltip).toBe("no trust decision yet; run `grok --trust`");
+    expect(c.children?.some((n) => n.kind === "trust")).toBe(false);
   });
 });
