@@ -294,3 +294,9 @@ def test_backticked_paths_are_judged_conservatively(repo: Repo) -> None:
     assert [(f.range.start.line, f.message) for f in found] == [
         (3, "The path `src/server/routes.ts` points to src/server/routes.ts, which does not"
             " exist.")]
+
+
+def test_mentions_versions_and_emails_are_no_imports(repo: Repo) -> None:
+    repo.write("CLAUDE.md", "# Rules\n\nAsk @alice, mail ops@example.com, pin @1.2.3 and"
+                            " `@docs/none.md`; add @types/node.\n\n```\n@docs/x.md\n```\n")
+    assert not [f for f in repo.lint("CLAUDE.md") if f.code.startswith("RL50")]

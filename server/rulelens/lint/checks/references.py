@@ -250,7 +250,7 @@ class _Scan:
 def _looks_like_import(ref: str) -> bool:
     """A path, not a mention: it has an extension or starts like a relative path."""
     return ref.startswith(("./", "../", "~/", "/")) or bool(
-        re.search(r"\.[A-Za-z0-9]{1,8}$", ref))
+        re.search(r"\.[A-Za-z][A-Za-z0-9]{0,7}$", ref))  # `@1.2.3` is a version
 
 
 def _is_url(target: str) -> bool:
