@@ -18,6 +18,10 @@ export let lastSearch: { query: string; all: boolean; rank: Rank; rows: MemoryRo
 
 export type Rank = "agent" | "best";
 
+/** Read-only views (the first-turn context, explain): their text by URI. */
+const CONTEXT_SCHEME = "rulelens-memory-context";
+const contextTexts = new Map<string, string>();
+
 /** The ranking to start with (`rulelens.memory.rank`) and the sources to search. */
 function memorySettings(): { rank: Rank; sources: string[] } {
   const cfg = vscode.workspace.getConfiguration("rulelens");
@@ -46,7 +50,9 @@ export async function explainResult(server: RuleLensServer, query: string, rank:
   const found = payload?.results.find((r) => r.path === result.path && r.start_line === result.start_line) ?? result;
   const text = explainMarkdown(found, query, rank);
   lastExplain = text;
-  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: text });
+  const uri = vscode.Uri.from({ scheme: CONTEXT_SCHEME, path: "/why this result.md", query: encodeURIComponent(`${query}\n${result.path}:${result.start_line}`) });
+  contextTexts.set(uri.toString(), text);  // read-only, like the first-turn context view
+  const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.window.showTextDocument(doc, { preview: true, viewColumn: sideColumn() });
   return text;
 }
@@ -167,8 +173,6 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
   });
 }
 
-const CONTEXT_SCHEME = "rulelens-memory-context";
-const contextTexts = new Map<string, string>();
 
 /** A read-only view of the first-turn `<memory-context>` block (the server's bytes). */
 export function registerMemoryContext(context: vscode.ExtensionContext): void {
