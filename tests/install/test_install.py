@@ -142,7 +142,7 @@ def test_wheel_and_sdist_carry_the_package_and_its_data(dists: dict[str, Path]) 
         entry = whl.read(f"rulelens-{VERSION}.dist-info/entry_points.txt").decode()
     missing = sorted(expected - names)
     assert not missing, f"the wheel lacks files of {source}: {missing}"
-    assert "rulelens = rulelens.cli:main" in entry
+    assert "rulelens = rulelens.startup:main" in entry
     with tarfile.open(dists["sdist"]) as sd:
         members = {m.name.split("/", 1)[1] for m in sd.getmembers() if "/" in m.name}
     assert {"pyproject.toml", "README.md"} <= members
