@@ -6,6 +6,11 @@ for bad input: undecodable bytes (passed as surrogate escapes), binary content, 
 and 50 MB files all become findings in bounded time. A 50 MB file gets size and discovery
 findings only (RL307 says so).
 
+Per-agent seams: a document is linted against one agent's chain (``chain.agent``, named in
+messages by :attr:`Context.display`); budgets (RL303, RL308) and "which agents honour this
+scope" (RL118) are the places where per-agent views plug in (lint once per agent's chain
+and merge, or give :class:`Context` the file's readers).
+
 It reads the file system only where the agent would (``.gitignore`` lines for fixes, the
 workspace listing for "glob matches nothing", sibling names for case twins); it never
 writes.
