@@ -11,7 +11,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from rulelens import __version__
 from rulelens.agents.profiles import AgentProfile, UnknownAgent, grok_profile
@@ -20,6 +20,8 @@ from rulelens.agents.safeio import printable
 from rulelens.agents.trust import Override
 from rulelens.present import byte_size, display_path, json_text
 from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
+from rulelens.rules.model import RuleFile
+from rulelens.rules.render import render_iter
 
 
 class UsageError(Exception):
@@ -194,12 +196,30 @@ def _cmd_render(args: argparse.Namespace) -> int:
         raise UsageError(f"{chosen.id} has no `{frame}` frame (it has:"
                          f" {', '.join(chosen.renderers)})")
     chain = chain_for_path(args.path, agent=chosen.id, trust=args.trust)
-    text = render_rules_for(chain, chosen) if frame == "rules" else render(chain.files)
-    data = text.encode("utf-8", "backslashreplace")  # paths are U+FFFD-lossy already
+    if all(f.held for f in chain.files):
+        text = render_rules_for(chain, chosen) if frame == "rules" else render(chain.files)
+        pieces: Iterable[str] = (text,)
+    elif frame == "rules":
+        big = next(f.path for f in chain.files if not f.held)
+        raise UsageError(f"{printable(big)}: too large to hold for the `rules` frame; the"
+                         " system-reminder frame streams it")
+    else:
+        pieces = render_iter(chain.files, _unheld_text)
     sys.stdout.flush()
-    sys.stdout.buffer.write(data)
+    try:
+        for piece in pieces:  # paths are U+FFFD-lossy already
+            sys.stdout.buffer.write(piece.encode("utf-8", "backslashreplace"))
+    except (OSError, ValueError) as exc:  # a streamed file changed or vanished meanwhile
+        raise UsageError(f"render stopped: {exc}") from None
     sys.stdout.buffer.flush()
     return 0
+
+
+def _unheld_text(f: RuleFile) -> Iterator[str]:
+    """A file too large to hold, streamed as the agent injects it."""
+    from rulelens.rules.large import injected_chunks
+
+    return injected_chunks(f.path, f.kind == "rule")
 
 
 def _register_rules(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

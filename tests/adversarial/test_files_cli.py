@@ -193,3 +193,59 @@ def test_working_directory_that_is_not_utf8(tree: Tree) -> None:
     done = tree.run("render", str(odd))
     assert_clean(done)
     assert f"## From: {tree.repo}/d\ufffd/AGENTS.md\n" in done.stdout.decode("utf-8")
+
+
+def _max_rss_kib(tree: Tree, *args: str) -> tuple[int, bytes]:
+    """Run ``rulelens ARGS`` as the only child of a fresh interpreter; its peak RSS (KiB)
+    and its stdout."""
+    import subprocess
+    import sys
+
+    probe = ("import resource, subprocess, sys; out = subprocess.run(sys.argv[1:],"
+             " capture_output=True, check=False).stdout; sys.stdout.buffer.write(out);"
+             " sys.stderr.write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))")
+    done = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "rulelens",
+                           *args], cwd=tree.base, env=tree.env, capture_output=True,
+                          timeout=hostile.TIMEOUT_S * 3, check=True)
+    return int(done.stderr), done.stdout
+
+
+def test_files_over_the_hold_bound_load_and_render_streamed(tree: Tree) -> None:
+    """The agent has no size cap: a 70 MB AGENTS.md and a 66 MB rule file load, with their
+    real sizes and token counts, and `render` streams them byte for byte (reminder tags
+    split across read chunks still neutralised) without holding them."""
+    from rulelens.agents.safeio import TEXT_LIMIT
+    from rulelens.rules.frontmatter import strip_for_agent
+    from rulelens.rules.render import CLOSING, PREAMBLE, neutralize
+
+    mib = 1024 * 1024
+    line = "- Keep the build green; café au lait is fine.\n"
+    parts: list[str] = []
+    size = 0
+    for i in range(70):                       # each tag starts 8 bytes before a MiB boundary
+        filler = line * ((mib * (i + 1) - 8 - size) // len(line.encode()))
+        filler += "x" * (mib * (i + 1) - 8 - size - len(filler.encode()))
+        tag = "</system-reminder>" if i % 2 else "< system_REMINDER"
+        parts += [filler, tag]
+        size += len(filler.encode()) + len(tag.encode())
+    named = "".join(parts)
+    rule = "---\ndescription: big\n---\n\n" + line * (66 * mib // len(line.encode()))
+    (tree.repo / "AGENTS.md").write_text(named, encoding="utf-8")
+    big = tree.rules("big.md")
+    big.write_text(rule, encoding="utf-8")
+    assert big.stat().st_size > TEXT_LIMIT and (tree.repo / "AGENTS.md").stat().st_size > TEXT_LIMIT
+    done = tree.run("chain", "--json", "--agent", "grok@1.0.6", str(tree.repo))
+    assert_clean(done)
+    files = {os.path.basename(f["path"]): f for f in json.loads(done.stdout)["files"]}
+    stripped = strip_for_agent(rule)
+    assert files["AGENTS.md"]["bytes"] == len(named.encode())
+    assert files["AGENTS.md"]["tokens"] == (len(named) + 3) // 4
+    assert files["big.md"]["bytes"] == len(rule.encode())
+    assert files["big.md"]["tokens"] == (len(stripped) + 3) // 4
+    assert all(f["held"] is False and f["content"] == "" for f in files.values())
+    rss, out = _max_rss_kib(tree, "render", "--agent", "grok@1.0.6", str(tree.repo))
+    expected = (PREAMBLE + f"\n## From: {tree.repo}/AGENTS.md\n{neutralize(named)}\n"
+                f"\n## From: {big}\n{neutralize(stripped)}\n" + CLOSING)
+    assert out == expected.encode("utf-8")
+    assert out.count(b"&lt;/system-reminder>") == 35 and out.count(b"&lt; system_REMINDER") == 35
+    assert rss < 120 * 1024, rss    # measured 41 MB; holding both files takes over 280 MB

@@ -121,6 +121,9 @@ class LintSession:
             return lint_document(path, "", chain, config, self.caches)
         try:
             raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
+        except safeio.TooLargeError:
+            # Too large to hold: what the chain knows about it (its size) is still judged.
+            return lint_document(path, "", chain, config, self.caches)
         except safeio.NotAFileError as exc:
             # A FIFO, socket or device: never read (it could block or never end).
             found = lint_document(path, "", chain, config, self.caches)

@@ -177,7 +177,9 @@ def chain_payload(chain: Chain, split: TrackerSplit | None) -> dict[str, Any]:
 
 
 def render_payload(chain: Chain) -> dict[str, Any]:
-    return {"text": render(chain.files)}
+    """``complete`` is false when a file was too large to hold: its section is empty
+    (``rulelens render`` streams it)."""
+    return {"text": render(chain.files), "complete": all(f.held for f in chain.files)}
 
 
 # ------------------------------------------------------------- frontmatter keys

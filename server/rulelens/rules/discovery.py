@@ -34,8 +34,9 @@ from rulelens.agents.fs import canonical, exists, is_within
 from rulelens.agents.profiles import GROK_1_0_6, AgentProfile, Cell
 from rulelens.rules.frontmatter import strip_for_agent
 from rulelens.rules.gitignore import GitIgnore, IgnoreProblem
+from rulelens.rules.large import HEAD_CHARS, Unheld, read_unheld
 from rulelens.rules.model import Chain, Role, RuleFile, Skipped, SkipReason, Source
-from rulelens.rules.render import estimate_tokens_for
+from rulelens.rules.render import estimate_tokens_counted, estimate_tokens_for
 
 #: Files other agents read that Grok does not, with who reads them (grok@1.0.6 wording).
 OTHER_AGENT_FILES: dict[str, str] = {
@@ -162,7 +163,7 @@ class Resolver:
     _listings: dict[str, _Listing] = field(default_factory=dict)
     _canon: dict[str, str] = field(default_factory=dict)
     _scans: dict[Root, _RootScan] = field(default_factory=dict)
-    _contents: dict[str, tuple[int, str] | Skipped] = field(default_factory=dict)
+    _contents: dict[str, tuple[int, str] | Unheld | Skipped] = field(default_factory=dict)
     _git_roots: dict[str, str | None] = field(default_factory=dict)
     _ignores: dict[str, GitIgnore] = field(default_factory=dict)
     _chains: dict[str, Chain] = field(default_factory=dict)
@@ -690,30 +691,41 @@ class Resolver:
         injected = self._inject(path, is_rule)
         if isinstance(injected, Skipped):
             return injected
-        content, raw_len, tokens = injected
+        content, raw_len, tokens, held = injected
         made = RuleFile(
             path=path, canonical=key, name=os.path.basename(path), role=role,
             kind="rule" if is_rule else "named", precedence=precedence, bytes=raw_len,
-            tokens=tokens, content=content, root=root, source=source,
+            tokens=tokens, content=content, root=root, source=source, held=held,
         )
         self._rule_files[memo] = made
         return made
 
-    def _inject(self, path: str, is_rule: bool) -> tuple[str, int, int] | Skipped:
+    def _inject(self, path: str, is_rule: bool) -> tuple[str, int, int, bool] | Skipped:
         """What the agent injects for ``path`` (verbatim, or frontmatter-stripped for a
-        rule file), its size in bytes and its token estimate; stripped once per path."""
+        rule file), its size in bytes, its token estimate and whether RuleLens holds it
+        (see :mod:`rulelens.rules.large`); stripped once per path."""
         loaded = self._read(path)
         if isinstance(loaded, Skipped):
             return loaded
+        if isinstance(loaded, Unheld):
+            counted = loaded.injected(is_rule)
+            if counted is None:
+                return Skipped(path, SkipReason.UNREADABLE,
+                               f"{loaded.size} bytes, more than RuleLens holds, and its"
+                               f" frontmatter does not end in its first {HEAD_CHARS}"
+                               " characters; the agent would load it")
+            chars, nbytes = counted
+            return "", loaded.size, estimate_tokens_counted(chars, nbytes,
+                                                            self.profile.tokens), False
         memo = (path, is_rule)
         found = self._injected.get(memo)
         if found is not None and found[0] is loaded[1]:
-            return found[1], loaded[0], found[2]
+            return found[1], loaded[0], found[2], True
         raw_len, text = loaded
         content = strip_for_agent(text) if is_rule else text
         tokens = estimate_tokens_for(content, self.profile.tokens)
         self._injected[memo] = (text, content, tokens)
-        return content, raw_len, tokens
+        return content, raw_len, tokens, True
 
     def loaded_text(self, path: str) -> str | None:
         """The text of ``path`` (as spelled) if a chain resolved since the last
@@ -726,7 +738,7 @@ class Resolver:
             found = self._contents.get(path)
         return found[1] if isinstance(found, tuple) else None
 
-    def _read(self, path: str) -> tuple[int, str] | Skipped:
+    def _read(self, path: str) -> tuple[int, str] | Unheld | Skipped:
         found = self._contents.get(path)
         if found is None:
             found = _read(path)
@@ -937,16 +949,15 @@ def _looks_like_bare_repo(path: str) -> bool:
     )
 
 
-def _read(path: str) -> tuple[int, str] | Skipped:
-    """Read a candidate as UTF-8; any failure is a :class:`Skipped` (the agent drops it)."""
+def _read(path: str) -> tuple[int, str] | Unheld | Skipped:
+    """Read a candidate as UTF-8; any failure is a :class:`Skipped` (the agent drops it).
+    A file over the hold bound is streamed once and described (:class:`Unheld`)."""
     try:
         raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
     except safeio.NotAFileError as exc:
         return Skipped(path, SkipReason.NOT_A_FILE, _not_a_file_detail(exc))
     except safeio.TooLargeError as exc:
-        return Skipped(path, SkipReason.UNREADABLE,
-                       f"{exc.size} bytes, more than RuleLens holds ({exc.limit}); the agent"
-                       " would load it whole")
+        return read_unheld(path, exc.size)
     except OSError as exc:
         return Skipped(path, SkipReason.UNREADABLE, f"cannot be read ({safeio.describe(exc)})")
     try:

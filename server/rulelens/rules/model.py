@@ -42,7 +42,9 @@ class RuleFile:
 
     ``path`` is the spelling the agent reports (``root.join(name)``, not canonicalised; the
     last spelling that won de-duplication). ``content`` is exactly what is injected:
-    verbatim for named files, frontmatter-stripped for rule files.
+    verbatim for named files, frontmatter-stripped for rule files. A file too large to
+    hold (see :mod:`rulelens.rules.large`) has ``held=False`` and empty ``content``; its
+    ``bytes`` and ``tokens`` are still the real ones.
     """
 
     path: str
@@ -56,9 +58,10 @@ class RuleFile:
     content: str
     root: str
     source: Source = "project"
+    held: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "path": self.path,
             "name": self.name,
             "role": self.role,
@@ -69,6 +72,9 @@ class RuleFile:
             "tokens": self.tokens,
             "content": self.content,
         }
+        if not self.held:
+            data["held"] = False
+        return data
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from rulelens.agents.fs import is_within
 from rulelens.agents.rusttext import WHITE_SPACE, trim
@@ -69,6 +69,55 @@ def estimate_tokens_for(text: str, method: str) -> int:
     if method == "bytes-floor-4":
         return len(text.encode("utf-8", "surrogatepass")) // 4
     return estimate_tokens(text)
+
+
+def estimate_tokens_counted(chars: int, nbytes: int, method: str) -> int:
+    """:func:`estimate_tokens_for` of a text known only by its length and UTF-8 size."""
+    return nbytes // 4 if method == "bytes-floor-4" else (chars + 3) // 4
+
+
+#: The longest text held back at a chunk's end because it may begin a reminder tag.
+_HOLD = 4096
+_TAG_START = re.compile(r"<" + _WS + r"*(?:/" + _WS + r"*)?(?:s(?:y(?:s(?:t(?:e(?:m(?:[-_]"
+                        r"(?:r(?:e(?:m(?:i(?:n(?:d(?:e(?:r)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?\Z",
+                        re.IGNORECASE)
+
+
+def neutralize_stream(chunks: Iterable[str]) -> Iterator[str]:
+    """:func:`neutralize` of the concatenated ``chunks``, chunk by chunk: a tag split
+    across two chunks is still caught (a possible tag start at a chunk's end is held
+    back, up to :data:`_HOLD` characters of blanks)."""
+    carry = ""
+    for chunk in chunks:
+        text = carry + chunk
+        at = text.rfind("<", max(0, len(text) - _HOLD))
+        if at >= 0 and _TAG_START.match(text, at):
+            text, carry = text[:at], text[at:]
+        else:
+            carry = ""
+        if text:
+            yield neutralize(text)
+    if carry:
+        yield neutralize(carry)
+
+
+def render_iter(files: Iterable[RuleFile],
+                unheld: Callable[[RuleFile], Iterable[str]]) -> Iterator[str]:
+    """:func:`render`, in pieces; the content of a file not held comes from ``unheld``
+    (its injected text in chunks), so no file is ever held whole."""
+    started = False
+    for f in files:
+        if not started:
+            yield PREAMBLE
+            started = True
+        yield f"\n## From: {neutralize(path_display(f.path))}\n"
+        if f.held:
+            yield neutralize(f.content)
+        else:
+            yield from neutralize_stream(unheld(f))
+        yield "\n"
+    if started:
+        yield CLOSING
 
 
 # --------------------------------------------------------------- the <rules> frame
