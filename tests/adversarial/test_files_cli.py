@@ -249,3 +249,7 @@ def test_files_over_the_hold_bound_load_and_render_streamed(tree: Tree) -> None:
     assert out == expected.encode("utf-8")
     assert out.count(b"&lt;/system-reminder>") == 35 and out.count(b"&lt; system_REMINDER") == 35
     assert rss < 120 * 1024, rss    # measured 41 MB; holding both files takes over 280 MB
+    done = tree.run("lint", "--format", "json", str(tree.repo / "AGENTS.md"))
+    assert_clean(done)
+    codes = {f["code"] for f in json.loads(done.stdout)}
+    assert "RL308" in codes and "RL211" not in codes, codes   # over budget, not "empty"

@@ -122,8 +122,14 @@ class LintSession:
         try:
             raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
         except safeio.TooLargeError:
-            # Too large to hold: what the chain knows about it (its size) is still judged.
-            return lint_document(path, "", chain, config, self.caches)
+            # Over the hold bound: its first TEXT_LIMIT bytes are linted (the chain's own
+            # checks, sizes and tokens, see the whole file).
+            try:
+                raw = safeio.read_head(path, safeio.TEXT_LIMIT)[0]
+            except OSError:
+                raw = b""
+            text = raw.decode("utf-8", "surrogateescape")
+            return lint_document(path, text, chain, config, self.caches)
         except safeio.NotAFileError as exc:
             # A FIFO, socket or device: never read (it could block or never end).
             found = lint_document(path, "", chain, config, self.caches)
