@@ -23,8 +23,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-
 from rulelens.agents import safeio
 from rulelens.agents.fs import is_within
 from rulelens.agents.rusttext import lines
@@ -146,6 +144,9 @@ def _compile(line: str) -> _Parsed | None:
 
 def _translate(line: str) -> _Parsed | None:
     """:func:`_compile` through ``pathspec``'s translation (any line)."""
+    # Imported on first use (~25 ms): a run over a tree without .gitignore never needs it.
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     try:
         regex, include = GitIgnoreSpecPattern.pattern_to_regex(line)
     except Exception:
