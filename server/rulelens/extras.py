@@ -10,9 +10,11 @@ checkout's ``.venv``). The requirement list comes from the installed distributio
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -32,6 +34,18 @@ def extra_requirements(extra: str, dist: str = "rulelens") -> list[str]:
         if found and found.group(1) == extra:
             out.append(spec.strip())
     return out
+
+
+def missing_requirements(extra: str, dist: str = "rulelens") -> list[str]:
+    """The requirements of ``dist[extra]`` whose distribution is not installed here."""
+    missing = []
+    for req in extra_requirements(extra, dist):
+        name = re.split(r"[\s<>=!~\[;(]", req, maxsplit=1)[0]
+        try:
+            metadata.version(name)
+        except metadata.PackageNotFoundError:
+            missing.append(req)
+    return missing
 
 
 def _made_by_uv(prefix: Path) -> bool:
@@ -58,3 +72,20 @@ def install_command(extra: str) -> str:
 def install_hint(extra: str) -> str:
     """The sentence error messages end with: what to run, and that a restart picks it up."""
     return f"add it with: {install_command(extra)} (then restart RuleLens)"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m rulelens.extras EXTRA``: one JSON line ``{extra, missing, command}`` about
+    the running environment (the VS Code extension asks its server's interpreter)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m rulelens.extras EXTRA", file=sys.stderr)
+        return 2
+    extra = args[0]
+    print(json.dumps({"extra": extra, "missing": missing_requirements(extra),
+                      "command": install_command(extra)}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

