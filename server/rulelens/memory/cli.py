@@ -286,8 +286,10 @@ def format_dream(st: MemoryStatus) -> list[str]:
             f"  would run:          {'yes' if d.would_run else 'no'}: {d.reason}"]
 
 
-def format_status(st: MemoryStatus, store: list[str] | None = None) -> str:
-    out = [*(store or []), f"workspace:     {st.cwd}",
+def format_status(st: MemoryStatus, store: list[str] | None = None, v2: bool = False) -> str:
+    legacy_head = (["legacy store (the agent does not read it while memory v2 is on):"]
+                   if v2 else [])
+    out = [*(store or []), *legacy_head, f"workspace:     {st.cwd}",
            f"memory name:   {st.workspace_name}  (from "
            + (f"origin {st.identity!r})" if st.identity else f"path {st.hash_input!r})"),
            f"global dir:    {display_path(st.global_dir)}",
@@ -312,7 +314,9 @@ def format_status(st: MemoryStatus, store: list[str] | None = None) -> str:
                 + (f"; {len(st.stale_files)} file(s) stale" if st.stale_files else "")]
     if st.agent_index:
         out.append(f"agent index:   {display_path(st.agent_index)} (read-only)")
-    out += format_dream(st)
+    out += (["", "dream (consolidation): memory v2 consolidates on its own schedule"
+                 " (v2_consolidation, batch_dream*), which RuleLens does not model; the legacy"
+                 " .dream-lock gates do not apply"] if v2 else format_dream(st))
     for note in st.notes:
         out.append(f"note: {note}")
     return "\n".join(out) + "\n"
@@ -333,7 +337,7 @@ def _cmd_status(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_status(st, format_store(
             e, memory.features.agent, v2 if e.mode == "v2" or (v2 and os.path.isdir(v2.root))
-            else None)))
+            else None), v2=e.mode == "v2"))
     return 0
 
 
@@ -380,7 +384,7 @@ def _cmd_remember(args: argparse.Namespace) -> int:
     svc = _service(args)
     memory = _agent_memory(args, svc)
     try:
-        store, path, text = memory.plan_remember(args.workspace, args.text)
+        store, path, text = memory.plan_remember(args.workspace, args.text, args.scope)
         print(f"{'memory v2 inbox' if store == 'v2' else 'legacy global MEMORY.md'}:"
               f" {display_path(path)}\n--- exact text written ---\n{text}\n---",
               file=sys.stderr)
@@ -394,7 +398,7 @@ def _cmd_remember(args: argparse.Namespace) -> int:
             if answer not in ("y", "yes"):
                 print("rulelens: not written", file=sys.stderr)
                 return 1
-        written, _ = memory.remember(args.workspace, args.text)
+        written, _ = memory.remember(args.workspace, args.text, args.scope)
     except RememberError as exc:
         print(f"rulelens: error: {exc}", file=sys.stderr)
         return 2
@@ -527,6 +531,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("text")
     workspace(p)
     agent(p)
+    p.add_argument("--scope", choices=("global", "workspace"), default="global",
+                   help="legacy store only: global MEMORY.md (the agent's /remember, default)"
+                        " or the workspace's; memory v2 always writes a global observation")
     p.add_argument("--dry-run", action="store_true", help="show the exact text, write nothing")
     p.add_argument("--yes", action="store_true", help="write without asking")
     p.set_defaults(func=_wrap(_cmd_remember))

@@ -48,6 +48,7 @@ from rulelens.memory.v2 import (
 from rulelens.memory.workspace import MemoryFile, MemoryLocation
 
 Rank = Literal["agent", "best"]
+Scope = Literal["global", "workspace"]
 RANKS: tuple[Rank, ...] = ("agent", "best")
 SOURCES = ("memory", "transcript")
 V2_SEARCH_MODELS = ("fts", "none")
@@ -211,6 +212,8 @@ class AgentMemory:
             stale = _stale(idx, location.memory_files())
             outcome = self.service.search(cwd, query, wide=wide, max_results=max_results,
                                           min_score=min_score, progress=progress)
+            # The search may have switched to the in-memory stand-in (our disk failed).
+            idx = self.service.index_for(location, settings)
             embedder = self.service.embedder(settings)[0] if outcome.mode == "hybrid" else None
         qvec = embedder.embed([query])[0] if embedder is not None else None
         explanations: dict[str, AgentExplanation] = {}
@@ -281,20 +284,23 @@ class AgentMemory:
         return [(s.kind, s.dir, render_manifest(s, budget)) for s in v2.scopes()]
 
     # -- remember ---------------------------------------------------------------------
-    def plan_remember(self, cwd: str, text: str) -> tuple[str, str, str]:
-        """(store, target path, exact text written) without writing."""
+    def plan_remember(self, cwd: str, text: str, scope: Scope = "global"
+                      ) -> tuple[str, str, str]:
+        """(store, target path, exact text written) without writing. In v2 a note is always
+        a new observation in the global inbox (§A7.17), whatever ``scope`` says."""
         if self.enablement().mode == "v2":
             v2 = self.v2_location(cwd)
             return "v2", os.path.join(v2.global_scope.inbox, "remember-<id>.md"), plan_v2_note(text)
-        plan = self.service.plan_remember(cwd, text, "global")
+        plan = self.service.plan_remember(cwd, text, scope)
         return "legacy", plan.path, plan.text
 
-    def remember(self, cwd: str, text: str) -> tuple[str, str]:
-        """(path, text written): v2's inbox or the legacy global MEMORY.md."""
+    def remember(self, cwd: str, text: str, scope: Scope = "global") -> tuple[str, str]:
+        """(path, text written): v2's inbox or the legacy ``scope`` MEMORY.md (the agent's
+        own /remember writes the global one)."""
         if self.enablement().mode == "v2":
             note: V2Note = save_remember_note(self.v2_location(cwd), text)
             return note.path, note.text
-        done = self.service.remember(cwd, text, "global")
+        done = self.service.remember(cwd, text, scope)
         return done.path, done.text
 
 

@@ -37,6 +37,8 @@ def test_status_says_which_store_and_never_prints_epoch_hours(memhome: MemHome) 
     config(memhome, "[memory_v2]\nenabled = true\n")
     out = run(memhome, "status").stdout
     assert "memory: on, memory v2 (memory-v2/)" in out and "v2 workspace:" in out
+    assert "legacy store (the agent does not read it while memory v2 is on):" in out
+    assert "memory v2 consolidates on its own schedule" in out and ".dream-lock gates do not" in out
     old = run(memhome, "status", "--agent", "grok@1.0.6").stdout
     assert "agent:         grok@1.0.6" in old and "off — the agent's default" in old
     data = json.loads(run(memhome, "status", "--json").stdout)
@@ -72,6 +74,8 @@ def test_remember_goes_to_the_inbox_in_v2_and_to_memory_md_in_legacy(memhome: Me
     assert path == os.path.join(memhome.grok_home, "memory", "MEMORY.md")
     with open(path, encoding="utf-8") as fh:
         assert fh.read() == "## Use uv"
+    ws = run(memhome, "remember", "Ship on Fridays? No.", "--scope", "workspace", "--yes")
+    assert ws.stdout.strip() == memhome.location().workspace_memory
 
 
 def test_context_block_by_version_and_off_when_memory_is_off(memhome: MemHome) -> None:

@@ -8,6 +8,7 @@ import os
 import pytest
 from memhome import MemHome, git
 
+from rulelens.agents.compat import ConfigError
 from rulelens.memory.remember import RememberError
 from rulelens.memory.v2 import (
     EMPTY_SCOPE,
@@ -25,7 +26,6 @@ from rulelens.memory.v2 import (
     scope_problem,
 )
 from rulelens.memory.workspace import locate
-from rulelens.agents.compat import ConfigError
 
 NEW = features_for("grok@1.0.45")
 OLD = features_for("grok@1.0.6")
