@@ -51,7 +51,7 @@ def _build(outlines: tuple[Outline, ...], min_chars: int) -> GroupTables:
     for pos in range(len(outlines) - 1, -1, -1):
         o = outlines[pos]
         paragraphs.update(dict.fromkeys([k for k in o.paragraphs if len(k) >= min_chars], pos))
-        headings.update((key, (pos, text)) for key, text in reversed(o.headings))
+        headings.update({key: (pos, text) for key, text in reversed(o.headings)})
     return GroupTables(paragraphs, headings)
 
 

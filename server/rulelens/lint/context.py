@@ -63,25 +63,30 @@ class Context:
         the home directory written ``~``), so output compares across machines."""
         if os.sep not in message:
             return message
-        for base in self._bases:
-            message = message.replace(base + os.sep, "")
-            message = re.sub(re.escape(base) + r"(?![\w.-])", ".", message)
-        home = os.path.expanduser("~")
-        if len(home) > 1:
+        bases, home = self._bases
+        for base in bases:
+            if base in message:
+                message = message.replace(base + os.sep, "")
+                if base in message:
+                    message = re.sub(re.escape(base) + r"(?![\w.-])", ".", message)
+        if home and home in message:
             message = message.replace(home + os.sep, "~" + os.sep)
         return message
 
     @cached_property
-    def _bases(self) -> tuple[str, ...]:
+    def _bases(self) -> tuple[tuple[str, ...], str]:
+        """The repository root's spellings, and the home directory (``""`` for ``/``)."""
+        home = os.path.expanduser("~")
+        home = home if len(home) > 1 else ""
         root = self.git_root
         if not root:
-            return ()
+            return (), home
         # The chain's root is canonical; the document may be spelled through a symlinked
         # directory, so its own spelling of the root counts too.
         spelled = root
         if not self.doc.path.startswith(root.rstrip(os.sep) + os.sep):
             spelled = canonical(root)
-        return tuple(dict.fromkeys((root.rstrip(os.sep), spelled.rstrip(os.sep))))
+        return tuple(dict.fromkeys((root.rstrip(os.sep), spelled.rstrip(os.sep)))), home
 
     def has(self, code: str) -> bool:
         return any(f.code == code for f in self.findings)

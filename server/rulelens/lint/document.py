@@ -66,11 +66,12 @@ class ParsedFrontmatter:
 class Document:
     """The text of one file and what the checks derive from it, each made on first use."""
 
-    def __init__(self, path: str, text: str, config: LintConfig) -> None:
+    def __init__(self, path: str, text: str, config: LintConfig,
+                 fmt: FileFormat | None = None) -> None:
         self.path = path
         self.text = text
         self.config = config
-        self.fmt: FileFormat = classify(path)
+        self.fmt: FileFormat = fmt if fmt is not None else classify(path)
         self.name = os.path.basename(path)
         self.directory = os.path.dirname(path)
 

@@ -38,8 +38,11 @@ def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
     """Findings for one document; ``chain`` is the chain that loads it (see :func:`chain_dir`);
     ``caches`` is the session's memory (:mod:`rulelens.lint.caches`; none: a cold lint that
     sees the disk live)."""
-    doc = Document(os.path.abspath(path), text, config)
-    ctx = Context(doc, chain, config, caches if caches is not None else LintCaches())
+    if caches is None:
+        caches = LintCaches()
+    absolute = os.path.abspath(path)
+    doc = Document(absolute, text, config, caches.format_of(absolute))
+    ctx = Context(doc, chain, config, caches)
     if doc.fmt.misnamed and not misspelling_candidate(doc.path, ctx.git_root):
         return []  # a page named like an instruction file, not a misspelt one
     if text == "" and os.path.isdir(doc.path):

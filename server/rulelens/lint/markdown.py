@@ -264,9 +264,14 @@ def outline(text: str, first_line: int = 0) -> Outline:
 
 
 def _keyed_titles(rests: list[str]) -> tuple[tuple[str, str], ...]:
-    """``(heading_key(t), t)`` for ``t = _title(rest)``."""
-    titles = [_title(rest) for rest in rests]
-    return tuple((heading_key(t), t) for t in titles)
+    """``(heading_key(t), t)`` for ``t = _title(rest)``, as comprehensions (a thousand
+    files hold tens of thousands of headings)."""
+    raws = [rest.rstrip() for rest in rests]
+    titles = [raw.rstrip("#").rstrip() if raw.endswith("#") else raw for raw in raws]
+    keys = [title.strip().lower() for title in titles]
+    if any("  " in key or "\t" in key for key in keys):
+        keys = [heading_key(title) for title in titles]
+    return tuple(zip(keys, titles, strict=True))
 
 
 def scan(text: str, first_line: int = 0) -> Scan:

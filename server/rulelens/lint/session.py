@@ -18,7 +18,7 @@ from rulelens.agents import safeio
 from rulelens.lint.caches import LintCaches
 from rulelens.lint.config import LintConfig, load_config
 from rulelens.lint.disk import Disk, Snapshot
-from rulelens.lint.engine import chain_dir, lint_document
+from rulelens.lint.engine import lint_document
 from rulelens.lint.fixes import FixError, apply_text_edits, read_text
 from rulelens.lint.model import Finding, Range, TextEdit
 from rulelens.rules import AgentEnvironment, Resolver
@@ -79,7 +79,7 @@ class LintSession:
 
     # ------------------------------------------------------------------- lint
     def chain_for(self, path: str) -> Chain:
-        return self.resolver.resolve(chain_dir(path))
+        return self.resolver.resolve(self.caches.format_of(os.path.abspath(path)).owner)
 
     def lint_text(self, path: str, text: str, config: LintConfig | None = None,
                   chain: Chain | None = None) -> list[Finding]:
