@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -205,6 +206,7 @@ def driven(workbench: dict[str, Any]) -> dict[str, Any]:
         "REMEMBER_HIDDEN_TEXT": REMEMBER_HIDDEN_TEXT,
         "WORKSPACE_MEMORY": str(workbench["home"] / WORKSPACE_MEMORY),
         "PYTHON_WITHOUT_RULELENS": PYTHON_WITHOUT_RULELENS,
+        "GROK_TRUST_FILE": str(workbench["home"] / ".grok" / "trusted_folders.toml"),
     }
     node = shutil.which("node", path=drv_env["PATH"]) or "node"
     t = time.monotonic()
@@ -343,6 +345,14 @@ def test_server_that_cannot_start_gets_one_actionable_message(driven: dict[str, 
     toast = driven["missingPackageToast"]
     assert f'"rulelens" package is not installed for {PYTHON_WITHOUT_RULELENS}' in toast, toast
     assert driven["missingPackageToasts"] == 1, "expected exactly one notification"
+
+
+def test_untrusted_folder_line_and_status_bar(driven: dict[str, Any]) -> None:
+    """Without the demo's `grok --trust` grant, Grok 1.0.45 withholds the project files."""
+    assert driven["trustRow"].startswith("Folder not trusted yet: ")
+    assert "project files withheld; run `grok --trust` here" in driven["trustRow"]
+    assert re.search(r"Rules: \d+ \(\+\d+ after trust\)$", driven["trustStatus"]), driven[
+        "trustStatus"]
 
 
 def test_nothing_written_to_the_real_home(driven: dict[str, Any]) -> None:

@@ -308,6 +308,21 @@ try {
   result.agentCwdHeader = (await page.locator(".part.sidebar .composite.title, .part.sidebar .pane-header").allInnerTexts()).join(" ").replace(/\s+/g, " ");
   step("agentCwd setting reached the server: every agent starts in src/app");
 
+  // Folder trust (Grok >= 1.0.45): without the demo's grant the project files are withheld;
+  // the view's first Grok row says so with the command, the status bar counts them.
+  const trustFile = env("GROK_TRUST_FILE");
+  const grant = readFileSync(trustFile, "utf8");
+  rmSync(trustFile);
+  const trustRow = rows.filter({ hasText: "Folder not trusted yet" }).first();
+  await trustRow.waitFor({ timeout: 30000 });
+  result.trustRow = (await trustRow.innerText()).trim();
+  const trustStatus = page.locator(".statusbar-item", { hasText: /after trust/ }).first();
+  await trustStatus.waitFor({ timeout: 20000 });
+  result.trustStatus = (await trustStatus.innerText()).trim();
+  writeFileSync(trustFile, grant);
+  await trustRow.waitFor({ state: "detached", timeout: 30000 });
+  step("untrusted folder: trust line and status count", { status: result.trustStatus });
+
   // A server that cannot start: one actionable message, a button to the setting.
   await setSetting("rulelens.server.python", "/nonexistent/python3");
   const toast = page.locator(".notification-toast", { hasText: "no Python interpreter" }).first();
