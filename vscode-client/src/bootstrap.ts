@@ -174,6 +174,38 @@ export class BundledServer {
     });
   }
 
+  /**
+   * When `rulelens.memory.embedder` is `local` and the server's interpreter lacks that extra
+   * (it is not bundled), one message names the missing packages and the command that adds
+   * them (from `python -m rulelens.extras local`, the server's own answer), with buttons to
+   * run it in a terminal or copy it. Nothing runs unless the user clicks.
+   */
+  async offerExtra(python: string, extra: "local"): Promise<void> {
+    const probe = await this.run([python, "-m", "rulelens.extras", extra]);
+    let answer: { missing?: string[]; command?: string };
+    try {
+      answer = JSON.parse(probe.output.trim().split("\n").pop() ?? "{}");
+    } catch {
+      return;
+    }
+    const missing = answer.missing ?? [];
+    if (probe.code !== 0 || missing.length === 0 || !answer.command) return;
+    const command = answer.command;
+    this.log.info(`local embedder: missing ${missing.join(", ")}; offering: ${command}`);
+    const choice = await vscode.window.showWarningMessage(
+      `RuleLens: the local embedder needs packages this server does not have (${missing.join(", ")}). Add them with: ${command} — then run "RuleLens: Restart Server".`,
+      "Run in Terminal",
+      "Copy Command",
+    );
+    if (choice === "Run in Terminal") {
+      const terminal = vscode.window.createTerminal("RuleLens: local embedder");
+      terminal.show();
+      terminal.sendText(command);
+    } else if (choice === "Copy Command") {
+      await vscode.env.clipboard.writeText(command);
+    }
+  }
+
   /** A lock directory next to the venv; a lock older than ten minutes is taken as abandoned. */
   private async lock(): Promise<() => void> {
     const dir = `${this.envDir}.lock`;

@@ -60,6 +60,7 @@ export class RuleLensServer implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration("rulelens.server")) void this.restart("server settings changed");
         else if (e.affectsConfiguration("rulelens")) this.pushSettings();
+        if (e.affectsConfiguration("rulelens.memory.embedder")) this.offerExtras();
       }),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.restart("workspace trusted")),
     );
@@ -188,6 +189,8 @@ export class RuleLensServer implements vscode.Disposable {
       this.log.info(`server running: ${client.initializeResult?.serverInfo?.name ?? "?"} ${client.initializeResult?.serverInfo?.version ?? ""}`);
       this.setStatus({ state: "running" });
       this.pushSettings();
+      this.python = resolved.pythonSource === "not-used" ? undefined : resolved.command;
+      this.offerExtras();
     } catch (err) {
       const detail = err instanceof Error ? err.stack ?? err.message : String(err);
       this.log.error(`server failed to start: ${detail}`);
@@ -245,6 +248,16 @@ export class RuleLensServer implements vscode.Disposable {
     const choice = await vscode.window.showErrorMessage(diagnosis.message, "Open Setting", "Show Log");
     if (choice === "Open Setting") await vscode.commands.executeCommand("workbench.action.openSettings", diagnosis.setting);
     else if (choice === "Show Log") this.log.show(true);
+  }
+
+  /** The running server's interpreter, when it was started as `python -m rulelens serve`. */
+  private python: string | undefined;
+
+  /** The local embedder is an extra no bundle carries: say how to add it when it is chosen. */
+  private offerExtras(): void {
+    if (this.python && this.bundled && readServerSettings().memory.embedder === "local") {
+      void this.bundled.offerExtra(this.python, "local");
+    }
   }
 
   /** `workspace/didChangeConfiguration` with the whole `rulelens` section, trust-filtered. */

@@ -8,6 +8,7 @@
 // PLAYWRIGHT_DIR, RESULT_OUT (JSON summary for pytest), SHOT_PREFIX (screenshot names).
 // With EXPECT_ERROR set, the run only waits for the error notification that contains it
 // (no Python on PATH), records it and how many notifications show, and stops there.
+// With EXTRA_TOAST set, a working run ends by waiting for a notification containing it.
 import { createRequire } from "node:module";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -111,6 +112,13 @@ const workingRun = async () => {
   result.treeRows = await rows.allInnerTexts();
   step("active rules view", { rows: result.treeRows.length });
   await shot("active-rules.png");
+  if (process.env.EXTRA_TOAST) {
+    const extra = page.locator(".notification-toast", { hasText: process.env.EXTRA_TOAST }).first();
+    await extra.waitFor({ timeout: 60000 });
+    result.extraToast = (await extra.innerText()).trim();
+    await shot("extra.png");
+    step("notification", { toast: result.extraToast.split("\n")[0] });
+  }
 };
 
 try {
