@@ -66,7 +66,7 @@ WORKSPACE_MEMORY = ".grok/memory/demo-shop-5a7bd946/MEMORY.md"   # under the dem
 # must reach the editor as diagnostics: (file, code, message fragment).
 LINT_EXPECT = [
     ("CLAUDE.local.md", "RL201", "ignored by .gitignore:2"),
-    ("AGENTS.local.md", "RL208", "Grok does not read it"),
+    ("AGENTS.local.md", "RL208", "AGENTS.local.md: read by none of Grok"),
 ]
 # Debian's own interpreter: present on every machine here, never has rulelens installed.
 PYTHON_WITHOUT_RULELENS = "/usr/bin/python3"

@@ -209,10 +209,15 @@ CHECKS: tuple[Check, ...] = (
        ("Grok Build per-root scan (spec §3.3)",), True),
     _c("RL208", "other-agent-file", "discovery", "hint",
        "File read by another agent, not by Grok",
-       "GEMINI.md, `.cursorrules`, Cursor `.mdc` rules and Copilot's instructions are read by"
-       " their own tools; Grok does not read them. A hint: the editor and `rulelens chain` show"
-       " it, CI output (`rulelens lint` without `--hints`) does not.",
-       ("Grok Build per-root scan (spec §3.3)", "agnix CUR-006"), False),
+       "GEMINI.md, `AGENTS.override.md`, `.cursorrules`, Cursor `.mdc` rules and Copilot's"
+       " instructions are read by their own tools; Grok does not read them. The message names"
+       " every agent that does and does not read the file, from the agent profiles with a"
+       " session started at the repository root in a trusted folder (`GEMINI.md: read by"
+       " Gemini CLI; not by Grok, Claude Code, …`; a scoped rule is read \"for matching"
+       " files\"). A hint: the editor and `rulelens chain` show it, CI output (`rulelens lint`"
+       " without `--hints`) does not.",
+       ("Grok Build per-root scan (spec §3.3)", "agnix CUR-006",
+        "agent-profiles.md (rulelens.agents profiles)"), False),
     _c("RL209", "loaded-twice", "discovery", "hint",
        "Same file reached twice (symlink or home/project overlap)",
        "The agent de-duplicates by canonical path: the file loads once, in the position of its"
@@ -253,7 +258,9 @@ CHECKS: tuple[Check, ...] = (
        " root down to the working directory within one shared budget,"
        " `project_doc_max_bytes` (32 KiB): the file that crosses it is truncated and deeper"
        " files are dropped. Reported on the file that crosses the budget (and on dropped"
-       " files). Threshold: `codex_max_bytes`.",
+       " files). The budget is Codex's own: `project_doc_max_bytes` in"
+       " `$CODEX_HOME/config.toml` (default `~/.codex`) when it sets one, else the threshold"
+       " `codex_max_bytes` (default 32 KiB, Codex's default).",
        ("openai/codex codex-rs/core/src/agents_md.rs", "openai/codex#36371",
         "developers.openai.com/codex/guides/agents-md"), False),
     _c("RL304", "cursor-line-guidance", "size", "warning",
@@ -344,9 +351,11 @@ CHECKS: tuple[Check, ...] = (
        " never loads.",
        ("Claude memory docs (imports)", "Gemini CLI memport (circular imports)"), False),
     _c("RL504", "import-too-deep", "references", "warning",
-       "`@import` chain deeper than Claude's four hops",
+       "`@import` chain deeper than the agent's import depth limit",
        "Claude Code follows nested imports to four hops (the page said five until its"
-       " 2026-05-27 revision; Gemini CLI's default is five): files further down never load.",
+       " 2026-05-27 revision); Gemini CLI expands a `GEMINI.md`'s imports five deep"
+       " (`memoryImportProcessor` maxDepth): files further down never load. The limit is the"
+       " one of the agent that reads the importing file (the profile rows' import depth).",
        ("Claude memory docs (2026-05-27 revision)", "Gemini CLI memport max depth"), False),
     _c("RL505", "broken-reference", "references", "warning",
        "Relative link or backticked path to a file that does not exist",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulelens.agents.readers import SCOPED
 from rulelens.agents.registry import ORDER, family, present
 from rulelens.agents.view import AgentView, NotLoaded, ViewFile
 from rulelens.multichain import summary, view_json
@@ -109,11 +110,6 @@ def start_label(cwd: str, workspace: str | None) -> str:
 def lens_title(views: list[AgentView], workspace: str | None) -> str:
     """``from ./: Grok 3 · Claude 5 · Codex 2 (cut at 32 KiB)``."""
     return f"from {start_label(views[0].cwd if views else '', workspace)}: {summary(views)}"
-
-
-#: Not-loaded reasons that still mean "this agent reads the file, for other files".
-SCOPED = frozenset({"globs-no-match", "paths-no-match", "applyto-no-match", "manual",
-                    "no-applyto"})
 
 
 def readers_title(views: list[AgentView], path: str, workspace: str | None) -> str:

@@ -120,7 +120,7 @@ CASES: list[Case] = [
     Case("RL207", {"agents.md": "Rules.\n"}, "agents.md", {"AGENTS.md": "Rules.\n"}, "AGENTS.md",
          says="AGENTS.md"),
     Case("RL208", {"GEMINI.md": "Rules.\n"}, "GEMINI.md", {"AGENTS.md": "Rules.\n"}, "AGENTS.md",
-         says="Gemini"),
+         says="GEMINI.md: read by Gemini CLI; not by Grok, Claude Code, Codex CLI"),
     Case("RL209", {"AGENTS.md": "Rules.\n"}, ".grok/rules/link.md", {"AGENTS.md": "Rules.\n",
          ".grok/rules/other.md": "Other.\n"}, ".grok/rules/other.md",
          symlinks={".grok/rules/link.md": "../../AGENTS.md"}, says="same file"),

@@ -12,6 +12,7 @@ import re
 
 from rulelens.agents import safeio
 from rulelens.agents.compat import BASE_FILENAMES
+from rulelens.lint.checks.agents import readers_sentence
 from rulelens.lint.context import Context
 from rulelens.lint.formats import CLINE_DIR, GROK_RULE_DIRS, NAMED_FILES
 from rulelens.lint.model import FileRename, Fix, Range, Related, TextEdit
@@ -23,17 +24,18 @@ CODES = ("RL201", "RL202", "RL203", "RL204", "RL205", "RL206", "RL207", "RL208",
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _NON_SPACE = re.compile(r"\S")  # \S is exactly "not str.isspace()"
 _LOWER = {n.lower(): n for n in NAMED_FILES}
-_OTHER_AGENT = {
-    "GEMINI.md": "Gemini CLI reads GEMINI.md; {display} does not",
-    "AGENTS.override.md": "Codex reads AGENTS.override.md; {display} does not",
-    ".cursorrules": "legacy Cursor rules file; {display} does not read it (nor does current"
-                    " Cursor prefer it over `.cursor/rules`)",
-    ".windsurfrules": "Windsurf reads it; {display} does not",
-    ".clinerules": "Cline reads it; {display} does not",
-    "AGENTS.local.md": "a personal-override name some tools use; {display} does not read it (use"
-                       " CLAUDE.local.md, and keep it out of .gitignore)",
-    "AGENT.local.md": "a personal-override name some tools use; {display} does not read it (use"
-                      " CLAUDE.local.md, and keep it out of .gitignore)",
+#: Files of other agents Grok does not read: (readers without a profile here, advice). The
+#: message names who reads the file from the profiles (:mod:`rulelens.lint.checks.agents`).
+_OTHER_AGENT: dict[str, tuple[tuple[str, ...], str]] = {
+    "GEMINI.md": ((), ""),
+    "AGENTS.override.md": ((), ""),
+    ".cursorrules": ((), " A legacy Cursor rules file: current Cursor prefers `.cursor/rules`."),
+    ".windsurfrules": (("Windsurf",), ""),
+    ".clinerules": (("Cline",), ""),
+    "AGENTS.local.md": ((), " A personal-override name some tools use: use CLAUDE.local.md, and"
+                            " keep it out of .gitignore."),
+    "AGENT.local.md": ((), " A personal-override name some tools use: use CLAUDE.local.md, and"
+                           " keep it out of .gitignore."),
 }
 
 
@@ -150,19 +152,20 @@ def _names(ctx: Context, first: Range) -> None:
                  f" case-sensitive file system, so it never loads. Rename it to `{proper}`.",
                  first, fixes=_rename_fix(ctx, new, f"Rename to {proper}"))
     elif fmt.kind in ("named", "legacy") and name in _OTHER_AGENT:
-        ctx.emit("RL208", _OTHER_AGENT[name].format(display=display) + ".", first)
+        also, advice = _OTHER_AGENT[name]
+        ctx.emit("RL208", readers_sentence(ctx, also) + "." + advice, first)
     elif fmt.kind == "legacy" and os.path.basename(directory) == CLINE_DIR:
-        ctx.emit("RL208", f"Cline reads the rules in `{CLINE_DIR}/`; {display} does not.", first)
+        ctx.emit("RL208", readers_sentence(ctx, ("Cline",)) + ".", first)
     elif fmt.kind == "copilot-repo":
-        ctx.emit("RL208", f"GitHub Copilot reads this file; {display} does not. Put instructions"
-                 f" for {display} in AGENTS.md.", first)
+        ctx.emit("RL208", readers_sentence(ctx) + f". Put instructions for {display} in"
+                 " AGENTS.md.", first)
     if fmt.kind in GROK_RULE_DIRS and fmt.rules_dir is not None:
         rules_dir = fmt.rules_dir
         stem, _, ext = name.rpartition(".")
         if ext.lower() != "md" or not stem:
             if fmt.kind == "cursor-rule" and low.endswith(".mdc"):
-                ctx.emit("RL208", f"Cursor reads `.mdc` rules; {display} reads only `*.md` files in"
-                         f" `.cursor/rules`, so {display} never loads this one.", first)
+                ctx.emit("RL208", readers_sentence(ctx) + f". {display} reads only `*.md`"
+                         " files in `.cursor/rules`.", first)
             elif low.endswith((".markdown", ".mdc", ".txt")) and stem:
                 new = os.path.join(directory, f"{stem}.md")
                 ctx.emit("RL207", f"{display} reads only `*.md` files in rules directories;"

@@ -2,7 +2,8 @@
 
 * ``@imports`` (Claude Code and Gemini CLI syntax, outside code spans and fences): the
   target is missing (RL501), gitignored so it can never be committed (RL502), part of an
-  import cycle (RL503) or deeper than Claude's limit of four hops (RL504);
+  import cycle (RL503) or deeper than the agent's limit (RL504: Claude Code four hops,
+  Gemini CLI five for a ``GEMINI.md``; the limits come from the profile rows);
 * relative Markdown links and backticked repository paths that look like files (RL505),
   judged conservatively: globs, placeholders, negative examples ("do not create `x`"),
   build outputs and gitignored paths are never reported;
@@ -25,15 +26,15 @@ from bisect import bisect_right
 from urllib.parse import unquote
 
 from rulelens.agents.fs import canonical
+from rulelens.agents.imports import claude_imports
 from rulelens.lint.candidates import NOT_SOURCE
+from rulelens.lint.checks.agents import import_limit
 from rulelens.lint.context import Context
 from rulelens.lint.markdown import fence_ranges
 from rulelens.lint.model import Range
 
 CODES = ("RL501", "RL502", "RL503", "RL504", "RL505", "RL506")
 
-#: Claude Code's import depth limit (hops from the importing file; research §b).
-MAX_IMPORT_HOPS = 4
 _MAX_PER_CHECK = 20
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:\.{1,2}/|~/|/)?[\w.-][\w./-]*)", re.MULTILINE)
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
@@ -168,10 +169,12 @@ class _Scan:
                 self.emit("RL503", f"The import `@{ref}` leads into an import cycle (a file"
                           " that imports itself again, directly or through others): Claude Code"
                           " stops expanding it there.", at, len(ref) + 1)
-            elif 1 + depth > MAX_IMPORT_HOPS:
-                self.emit("RL504", f"The import `@{ref}` reaches {1 + depth} hops of nested"
-                          f" imports; Claude Code follows at most {MAX_IMPORT_HOPS}, so the"
-                          " deepest files never load.", at, len(ref) + 1)
+            else:
+                hops, agent = import_limit(self.ctx.doc.name)  # Gemini CLI 5, Claude Code 4
+                if 1 + depth > hops:
+                    self.emit("RL504", f"The import `@{ref}` reaches {1 + depth} hops of"
+                              f" nested imports; {agent} follows at most {hops}, so the"
+                              " deepest files never load.", at, len(ref) + 1)
 
     # -------------------------------------------------------------------- links
     def links(self) -> None:
@@ -334,15 +337,10 @@ def _imports_of(path: str) -> list[str]:
             text = fh.read(1024 * 1024)
     except OSError:
         return []
-    fences = fence_ranges(text)
-    starts = [a for a, _ in fences]
     out = []
-    for m in _IMPORT.finditer(text):
-        ref = m.group(1).rstrip(".,;:")
+    for _, spec in claude_imports(text):  # the agents' scanner: fences and code spans skipped
+        ref = spec.rstrip(".,;:")
         if not _looks_like_import(ref) or ref.startswith(("~/", "/")):
-            continue
-        i = bisect_right(starts, m.start()) - 1
-        if i >= 0 and fences[i][0] <= m.start() < fences[i][1]:
             continue
         target = os.path.normpath(os.path.join(os.path.dirname(path), ref))
         if os.path.isfile(target):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 
+from rulelens.lint.checks.agents import codex_budget
 from rulelens.lint.context import Context
 from rulelens.lint.disk import Disk
 from rulelens.lint.formats import CLAUDE_NAMED
@@ -98,9 +99,11 @@ def _codex_file(disk: Disk, directory: str) -> tuple[str, int] | None:
 
 def _codex(ctx: Context, own_bytes: int) -> None:
     doc = ctx.doc
-    budget = ctx.config.thresholds.codex_max_bytes
+    # Codex's own config.toml decides its budget; lint's threshold when it sets none.
+    budget, source = codex_budget(ctx.config.thresholds.codex_max_bytes)
     if budget <= 0:
         return
+    set_by = f" (set in {source})" if source else ""
     directory = doc.directory
     slot = _codex_file(ctx.disk, directory)
     if slot is not None and os.path.basename(slot[0]) != doc.name:
@@ -119,13 +122,13 @@ def _codex(ctx: Context, own_bytes: int) -> None:
     after = before + own_bytes
     if before >= budget:
         ctx.emit("RL303", f"Codex drops this file: the AGENTS.md files above it already use"
-                 f" {before} of the {budget}-byte `project_doc_max_bytes` budget.",
+                 f" {before} of the {budget}-byte `project_doc_max_bytes` budget{set_by}.",
                  doc.whole(), related=related)
     elif after > budget:
         keep = budget - before
         line, col = doc.position(min(len(doc.text), _char_index(doc.text, keep)))
         ctx.emit("RL303", f"Codex truncates this file: the chain from the project root is"
-                 f" {after} bytes, over the {budget}-byte `project_doc_max_bytes` budget;"
+                 f" {after} bytes, over the {budget}-byte `project_doc_max_bytes` budget{set_by};"
                  f" only the first {keep} bytes of this file are read (cut here).",
                  Range.of(line, col, line, doc.line_length(line)), related=related)
 

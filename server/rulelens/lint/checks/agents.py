@@ -1,0 +1,71 @@
+"""What the agent profiles (:mod:`rulelens.agents`) tell lint about a file: which agents read
+it, each agent's own limits, and ``@import`` semantics per agent.
+
+Lint judges a repository as its maintainers' agents will see it: in a trusted folder
+(Grok's lint resolver is ``trusted`` too), so Gemini CLI's folder-trust gate is opened here;
+everything else (``$CODEX_HOME/config.toml``, ``~/.gemini/settings.json``) is read from the
+environment lint runs in, as each agent reads it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from rulelens.agents import codex, profiles
+from rulelens.lint.context import Context
+
+
+def agent_env() -> Mapping[str, str]:
+    """The environment the agents' discovery modules see: the real one, folder trusted."""
+    return {**os.environ, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+
+
+def workspace_of(ctx: Context) -> str:
+    """Where a maintainer starts the agents: the repository root (else the file's owner)."""
+    return ctx.git_root or ctx.doc.fmt.owner
+
+
+def readers_sentence(ctx: Context, also: Sequence[str] = ()) -> str:
+    """``GEMINI.md: read by Gemini CLI; not by Grok, Claude Code, …`` for this document
+    (Grok does not read it: the callers report files Grok skips). ``also``: readers that
+    have no profile here (Windsurf, Cline), named first."""
+    # Imported here: the discovery modules bring YAML, which lint start-up does not load
+    # unless a document has frontmatter.
+    from rulelens.agents import readers
+
+    doc = ctx.doc
+    reads, skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env())
+    return readers.sentence(ctx.rel(doc.path), [*also, *reads], skips, grok_reads=False,
+                            grok=ctx.display)
+
+
+def codex_budget(fallback: int) -> tuple[int, str]:
+    """Codex's ``project_doc_max_bytes`` and where it comes from: ``$CODEX_HOME/config.toml``
+    when it sets one, else ``fallback`` (lint's ``codex_max_bytes``, default Codex's own
+    32 KiB)."""
+    config, _error = codex.read_config(agent_env())
+    if "project_doc_max_bytes" in config:
+        budget, _, _, _ = codex.settings(config)
+        return budget, os.path.join(codex.codex_home(agent_env()), "config.toml")
+    return fallback, ""
+
+
+def codex_root_markers() -> list[str]:
+    """Codex's ``project_root_markers`` (default ``.git``), from its config."""
+    config, _error = codex.read_config(agent_env())
+    _, _, markers, _ = codex.settings(config)
+    return markers
+
+
+#: Import depth limits by the name of the file that starts the chain (Gemini CLI reads
+#: ``GEMINI.md`` and its ``context.fileName`` names; Claude Code everything else it imports).
+CLAUDE_HOPS = profiles.CLAUDE.imports.max_depth if profiles.CLAUDE.imports else 4
+GEMINI_HOPS = profiles.GEMINI.imports.max_depth if profiles.GEMINI.imports else 5
+
+
+def import_limit(name: str) -> tuple[int, str]:
+    """``(hops, agent)``: the depth limit of the agent whose import semantics apply."""
+    if name == "GEMINI.md":
+        return GEMINI_HOPS, profiles.GEMINI.display
+    return CLAUDE_HOPS, profiles.CLAUDE.display

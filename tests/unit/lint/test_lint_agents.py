@@ -1,0 +1,152 @@
+"""Lint follows the agent profiles (issue 13 item 4): who reads a file Grok skips, each
+agent's own budget from its own config, and each agent's import depth limit.
+
+Real repositories on disk, a real home with the agents' config files, no mocks.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from lintrepo import Repo, codes, problems
+
+from rulelens.lint.model import Finding
+
+CURSOR_MDC = ('---\ndescription: Python style\nglobs: src/**/*.py\nalwaysApply: false\n---\n'
+              'Use hints.\n')
+COPILOT_SCOPED = '---\napplyTo: "src/**"\n---\nUse type hints.\n'
+
+
+def _one(found: list[Finding], code: str) -> Finding:
+    (f,) = [f for f in found if f.code == code]
+    return f
+
+
+# ------------------------------------------------------------------ RL208 readers
+def test_gemini_md_names_every_agent_that_does_and_does_not_read_it(repo: Repo) -> None:
+    repo.files({"GEMINI.md": "Rules.\n"})
+    f = _one(repo.lint("GEMINI.md"), "RL208")
+    assert f.message == ("GEMINI.md: read by Gemini CLI; not by Grok, Claude Code, Codex CLI,"
+                         " Cursor, GitHub Copilot or Laravel Boost.")
+
+
+def test_nested_gemini_md_is_read_on_read_so_gemini_still_reads_it(repo: Repo) -> None:
+    repo.files({"src/app.py": "x = 1\n", "src/GEMINI.md": "Rules.\n"})
+    f = _one(repo.lint("src/GEMINI.md"), "RL208")
+    assert f.message.startswith("src/GEMINI.md: read by Gemini CLI; not by Grok")
+
+
+def test_a_scoped_cursor_rule_is_read_by_cursor_for_matching_files(repo: Repo) -> None:
+    # The rule's globs do not match the rule file itself: Cursor still reads it (for .py files).
+    repo.files({"src/app.py": "x = 1\n", ".cursor/rules/py.mdc": CURSOR_MDC})
+    f = _one(repo.lint(".cursor/rules/py.mdc"), "RL208")
+    assert f.message.startswith(".cursor/rules/py.mdc: read by Cursor (for matching files);"
+                                " not by Grok, Claude Code")
+    assert "Grok reads only `*.md` files in `.cursor/rules`." in f.message
+
+
+def test_agents_override_is_codex_only(repo: Repo) -> None:
+    repo.files({"AGENTS.override.md": "Override.\n"})
+    f = _one(repo.lint("AGENTS.override.md"), "RL208")
+    assert f.message.startswith("AGENTS.override.md: read by Codex CLI; not by Grok")
+
+
+def test_a_tool_without_a_profile_is_named_first(repo: Repo) -> None:
+    repo.files({".windsurfrules": "Rules.\n", "AGENTS.local.md": "Mine.\n"})
+    f = _one(repo.lint(".windsurfrules"), "RL208")
+    assert f.message.startswith(".windsurfrules: read by Windsurf; not by Grok, Claude Code")
+    local = _one(repo.lint("AGENTS.local.md"), "RL208")
+    assert local.message.startswith("AGENTS.local.md: read by none of Grok, Claude Code,")
+    assert "use CLAUDE.local.md" in local.message
+
+
+def test_copilot_repo_instructions_name_copilot_and_the_advice(repo: Repo) -> None:
+    repo.files({".github/copilot-instructions.md": "Use hints.\n"})
+    f = _one(repo.lint(".github/copilot-instructions.md"), "RL208")
+    assert f.message.startswith(".github/copilot-instructions.md: read by GitHub Copilot;"
+                                " not by Grok")
+    assert f.message.endswith("Put instructions for Grok in AGENTS.md.")
+
+
+# ------------------------------------------------------------ RL303 Codex's config
+def _codex_config(repo: Repo, body: str) -> None:
+    path = os.path.join(repo.home, ".codex", "config.toml")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(body)
+
+
+def test_codex_budget_comes_from_its_config(repo: Repo) -> None:
+    """Codex fact: ``project_doc_max_bytes`` in $CODEX_HOME/config.toml is the shared
+    budget; 3,000 bytes of AGENTS.md are fine under the default 32 KiB and cut under 2,000."""
+    repo.files({"AGENTS.md": "root rules\n" * 150, "pkg/AGENTS.md": "pkg rules\n" * 150})
+    assert "RL303" not in codes(repo.lint("pkg/AGENTS.md"))
+    _codex_config(repo, "project_doc_max_bytes = 2000\n")
+    f = _one(repo.lint("pkg/AGENTS.md"), "RL303")
+    assert "over the 2000-byte `project_doc_max_bytes` budget (set in ~/.codex/config.toml)" \
+        in f.message
+    assert "only the first 350 bytes of this file are read" in f.message
+    # The root file (1,650 bytes) fits: the budget fires at the crossing file only.
+    assert "RL303" not in codes(repo.lint("AGENTS.md"))
+
+
+def test_codex_home_env_and_a_bad_value_fall_back_to_the_default(
+        repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = os.path.join(repo.home, "codex-home")
+    os.makedirs(other)
+    with open(os.path.join(other, "config.toml"), "w", encoding="utf-8") as fh:
+        fh.write("project_doc_max_bytes = -5\n")
+    monkeypatch.setenv("CODEX_HOME", other)
+    _codex_config(repo, "project_doc_max_bytes = 100\n")  # not read: CODEX_HOME wins
+    repo.files({"AGENTS.md": "root rules\n" * 150})
+    assert "RL303" not in codes(repo.lint("AGENTS.md"))
+
+
+# ----------------------------------------------------------- RL504 per-agent depth
+def _chain(n: int) -> dict[str, str | bytes]:
+    files: dict[str, str | bytes] = {f"d/{i}.md": f"@{i + 1}.md\n" for i in range(1, n)}
+    files[f"d/{n}.md"] = "Deep.\n"
+    return files
+
+
+def test_gemini_md_follows_five_hops_claude_md_four(repo: Repo) -> None:
+    repo.files({**_chain(5), "GEMINI.md": "# Rules\n\n@d/1.md\n", "CLAUDE.md": "# R\n\n@d/1.md\n"})
+    assert "RL504" not in codes(repo.lint("GEMINI.md"))
+    f = _one(repo.lint("CLAUDE.md"), "RL504")
+    assert "Claude Code follows at most 4" in f.message
+
+
+def test_gemini_md_past_five_hops_names_gemini(repo: Repo) -> None:
+    repo.files({**_chain(6), "GEMINI.md": "# Rules\n\n@d/1.md\n"})
+    f = _one(repo.lint("GEMINI.md"), "RL504")
+    assert "6 hops" in f.message and "Gemini CLI follows at most 5" in f.message
+    assert f.range.start.line == 2  # on the importing line
+
+
+def test_an_import_in_a_code_span_of_an_imported_file_is_not_followed(repo: Repo) -> None:
+    # b.md mentions `@a.md` as code: no cycle (the agents' scanner skips code spans).
+    repo.files({"CLAUDE.md": "# Rules\n\n@docs/a.md\n", "docs/a.md": "A.\n\n@b.md\n",
+                "docs/b.md": "Write imports as `@a.md`.\n"})
+    assert "RL503" not in codes(repo.lint("CLAUDE.md"))
+
+
+# -------------------------------------------------- a real-looking multi-agent repo
+def test_multi_agent_repo_has_no_warning_noise(repo: Repo) -> None:
+    """CLAUDE.md -> AGENTS.md symlink, .cursor/rules, .github/instructions, GEMINI.md with
+    an import, Codex override in a package: hints and info only, no warning or error."""
+    repo.files({
+        "src/app.py": "x = 1\n", "src/web/page.ts": "export {}\n",
+        "AGENTS.md": "# Project\n\nRun `pytest -q` before committing.\n",
+        "GEMINI.md": "# Gemini\n\n@docs/style.md\n", "docs/style.md": "# Style\n\nShort lines.\n",
+        ".cursor/rules/py.mdc": CURSOR_MDC,
+        ".github/instructions/py.instructions.md": COPILOT_SCOPED,
+        ".github/copilot-instructions.md": "Use type hints.\n",
+        "src/AGENTS.override.md": "# Src\n\nPrefer small functions.\n",
+    })
+    os.symlink("AGENTS.md", repo.path("CLAUDE.md"))
+    for rel in ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursor/rules/py.mdc",
+                ".github/instructions/py.instructions.md", ".github/copilot-instructions.md",
+                "src/AGENTS.override.md"):
+        found = repo.lint(rel)
+        assert problems(found) == [], (rel, [(f.code, f.message) for f in problems(found)])
