@@ -145,17 +145,47 @@ def read_opened(fd: int, st: os.stat_result, path: str, limit: int = TEXT_LIMIT)
     directory descriptor, say, as the memory reads beneath a root do); ``st`` is its
     ``fstat``. The same refusals: not a regular file, a kernel pseudo-file, over ``limit``.
     """
-    if not stat.S_ISREG(st.st_mode):
-        raise NotAFileError(path, kind_of(st.st_mode))
-    pseudo = _pseudo_kind(st) if st.st_size == 0 else None
-    if pseudo is not None:
-        raise NotAFileError(path, pseudo)
+    check_opened(st, path)
     if st.st_size > limit:
         raise TooLargeError(path, st.st_size, limit)
     data = _read_up_to(fd, limit + 1)
     if len(data) > limit:
         raise TooLargeError(path, len(data), limit)
     return data
+
+
+def check_opened(st: os.stat_result, path: str) -> None:
+    """Refuse a descriptor the caller opened whose ``fstat`` (``st``) is not a regular
+    file or is a kernel pseudo-file (:class:`NotAFileError`), as :func:`open_regular` does."""
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFileError(path, kind_of(st.st_mode))
+    pseudo = _pseudo_kind(st) if st.st_size == 0 else None
+    if pseudo is not None:
+        raise NotAFileError(path, pseudo)
+
+
+def read_head_opened(fd: int, st: os.stat_result, path: str, limit: int
+                     ) -> tuple[bytes, bool]:
+    """:func:`read_head` for a descriptor the caller opened (same refusals)."""
+    check_opened(st, path)
+    data = _read_up_to(fd, limit + 1)
+    return data[:limit], len(data) > limit
+
+
+def iter_opened(fd: int, st: os.stat_result, path: str, offset: int = 0,
+                chunk: int = _CHUNK) -> Iterator[bytes]:
+    """:func:`iter_chunks` for a descriptor the caller opened, from byte ``offset`` (read
+    with ``pread``: the descriptor's position is left alone). Same refusals."""
+    check_opened(st, path)
+    while True:
+        try:
+            data = os.pread(fd, chunk, offset)
+        except BlockingIOError:
+            return
+        if not data:
+            return
+        offset += len(data)
+        yield data
 
 
 def read_head(path: str, limit: int) -> tuple[bytes, bool]:

@@ -45,6 +45,7 @@ __all__ = [
     "open_dir_for_write",
     "read_beneath",
     "read_fd",
+    "read_head_beneath",
     "read_regular",
     "relative_to",
 ]
@@ -288,6 +289,18 @@ def read_beneath(root: str, path: str, limit: int = MAX_MEMORY_FILE_BYTES
     content is read. Raises :class:`Refused`."""
     with open_beneath(root, path) as (fd, st):
         return read_fd(fd, st, path, limit), st
+
+
+def read_head_beneath(root: str, path: str, limit: int) -> bytes:
+    """The first ``limit`` bytes of the memory file ``path`` beneath ``root`` (the rest is
+    not read). Raises :class:`Refused`, as :func:`read_beneath` does."""
+    with open_beneath(root, path) as (fd, st):
+        try:
+            return safeio.read_head_opened(fd, st, path, limit)[0]
+        except safeio.NotAFileError as exc:
+            raise Refused(path, "not-a-file", exc.kind) from exc
+        except OSError as exc:
+            raise _io_refusal(path, exc) from exc
 
 
 def read_regular(path: str, limit: int = MAX_MEMORY_FILE_BYTES

@@ -20,7 +20,7 @@ from rulelens.memory.settings import EMBEDDER_KINDS
 from rulelens.memory.status import MemoryStatus
 from rulelens.memory.stores import RANKS, SOURCES, V2_SEARCH_MODELS, AgentMemory, SearchReport
 from rulelens.memory.transcripts import when
-from rulelens.memory.v2 import Enablement, V2Location, list_v2_files
+from rulelens.memory.v2 import Enablement, V2Location, list_v2_files, skipped_v2_files
 from rulelens.present import display_path, json_text
 
 
@@ -271,6 +271,7 @@ def format_store(e: Enablement, agent: str, v2: V2Location | None) -> list[str]:
             n = sum(1 for f in files if f.source == scope.kind)
             state = f"{n} file(s)" if os.path.isdir(scope.dir) else "does not exist yet"
             out.append(f"v2 {scope.kind + ':':<11}{display_path(scope.dir)}  ({state})")
+        out += [f"  skipped   {display_path(k.path)}: {k.reason}" for k in skipped_v2_files(v2)]
     return [*out, ""]
 
 
@@ -333,7 +334,10 @@ def _cmd_status(args: argparse.Namespace) -> int:
         memory.close()
         svc.close()
     if args.json:
-        _print_json({**st.to_json(), "agent": memory.features.agent, "store": e.to_json()})
+        extra = ({"v2_skipped": [{"path": k.path, "reason": k.reason}
+                                 for k in skipped_v2_files(v2)]} if v2 is not None else {})
+        _print_json({**st.to_json(), "agent": memory.features.agent, "store": e.to_json(),
+                     **extra})
     else:
         sys.stdout.write(format_status(st, format_store(
             e, memory.features.agent, v2 if e.mode == "v2" or (v2 and os.path.isdir(v2.root))

@@ -35,6 +35,7 @@ from rulelens.memory.remember import (
 from rulelens.memory.search import SearchOutcome, explain_search
 from rulelens.memory.settings import (
     EmbedderKind,
+    IndexSettings,
     MemorySettings,
     load_settings,
     with_client_settings,
@@ -59,6 +60,31 @@ def unindexed_note(reason: str, other: str | None) -> str:
     """The label of results served from an in-memory index (ours could not be used)."""
     note = f"index unavailable: {reason}; showing unindexed results"
     return note + (f"; {other}" if other else "")
+
+
+def open_or_stand_in(path: str, chunking: IndexSettings,
+                     current: MemoryIndex | None) -> MemoryIndex:
+    """Our index file at ``path`` or, while the disk cannot hold it (a directory or FIFO in
+    its place, read-only, full), an in-memory stand-in whose ``unavailable`` says why.
+    ``current`` (the index in use, or None) is returned while the fault lasts when it is
+    already a stand-in with these settings (its rows are kept); otherwise it is closed."""
+    try:
+        fresh = MemoryIndex.open(path, chunking)
+    except IndexUnavailable as exc:
+        if current is not None and current.chunking == chunking:
+            current.unavailable = str(exc)
+            return current
+        fresh = stand_in(chunking, str(exc))
+    if current is not None:
+        current.close()
+    return fresh
+
+
+def stand_in(chunking: IndexSettings, reason: str) -> MemoryIndex:
+    """An empty in-memory index labelled with why our file could not be used."""
+    idx = MemoryIndex.open(":memory:", chunking)
+    idx.unavailable = reason
+    return idx
 
 
 @dataclass(frozen=True)
@@ -134,16 +160,7 @@ class MemoryService:
             idx = self._indexes.get(path)
             if idx is not None and idx.chunking == settings.index and idx.unavailable is None:
                 return idx
-            try:
-                fresh = MemoryIndex.open(path, settings.index)
-            except IndexUnavailable as exc:
-                if idx is not None and idx.chunking == settings.index:
-                    idx.unavailable = str(exc)
-                    return idx      # keep the stand-in (and its rows) while the fault lasts
-                fresh = MemoryIndex.open(":memory:", settings.index)
-                fresh.unavailable = str(exc)
-            if idx is not None:
-                idx.close()
+            fresh = open_or_stand_in(path, settings.index, idx)
             self._indexes[path] = fresh
             return fresh
 
@@ -158,8 +175,7 @@ class MemoryService:
             path = index_path_for(location, self.env)
             with self._lock:
                 idx.close()
-                idx = MemoryIndex.open(":memory:", settings.index)
-                idx.unavailable = str(exc)
+                idx = stand_in(settings.index, str(exc))
                 self._indexes[path] = idx
             return idx, idx.sync(location, progress)
 

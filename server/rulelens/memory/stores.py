@@ -22,13 +22,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from rulelens.agents.compat import read_config
+from rulelens.agents.safeio import printable
 from rulelens.memory.best import BestOutcome, BestSettings, best_search
 from rulelens.memory.context import ContextBlock, first_turn_block, post_compaction_block
 from rulelens.memory.explain import AgentExplanation, agent_explanations, not_a_candidate
-from rulelens.memory.index import MemoryIndex, cache_root
+from rulelens.memory.index import IndexUnavailable, MemoryIndex, cache_root
 from rulelens.memory.remember import RememberError
 from rulelens.memory.search import SearchOutcome, explain_search, format_memory_search
-from rulelens.memory.service import MemoryError_, MemoryService
+from rulelens.memory.service import (
+    MemoryError_,
+    MemoryService,
+    open_or_stand_in,
+    stand_in,
+    unindexed_note,
+)
 from rulelens.memory.transcripts import TranscriptHit, TranscriptIndex, TranscriptSync
 from rulelens.memory.v2 import (
     Enablement,
@@ -161,8 +168,10 @@ class AgentMemory:
         self.service.locate(cwd)  # the same checks (a directory) as the legacy store
         return locate_v2(os.path.abspath(cwd), self.grok_home)
 
-    def _v2_index(self, v2: V2Location) -> tuple[MemoryIndex, MemoryLocation, list[MemoryFile]]:
-        """Our index of the v2 files, and the location/file list it is synced with."""
+    def _v2_index(self, v2: V2Location
+                  ) -> tuple[MemoryIndex, MemoryLocation, list[MemoryFile], str]:
+        """Our index of the v2 files (our file or, while the disk cannot hold it, an
+        in-memory stand-in), the location/file list it is synced with, and its path."""
         g, w = v2.scopes()
         location = MemoryLocation(v2.cwd, self.grok_home, g.dir, w.dir, v2.workspace,
                                   v2.ephemeral)
@@ -172,10 +181,25 @@ class AgentMemory:
         settings = self.service.settings()
         with self._lock:
             idx = self._v2_indexes.get(path)
-            if idx is None:
-                idx = MemoryIndex.open(path, settings.index)
+            if idx is None or idx.unavailable is not None or idx.chunking != settings.index:
+                idx = open_or_stand_in(path, settings.index, idx)
                 self._v2_indexes[path] = idx
-        return idx, location, files
+        return idx, location, files, path
+
+    def _v2_synced(self, v2: V2Location, progress: Any) -> tuple[MemoryIndex, int]:
+        """:meth:`_v2_index` brought up to date, and how many files were stale; a disk
+        that fails mid-sync switches to the in-memory stand-in, as the legacy store does."""
+        idx, location, files, path = self._v2_index(v2)
+        stale = _stale(idx, files)
+        try:
+            idx.sync(location, progress, files=files)
+        except IndexUnavailable as exc:
+            with self._lock:
+                idx.close()
+                idx = stand_in(self.service.settings().index, str(exc))
+                self._v2_indexes[path] = idx
+            idx.sync(location, progress, files=files)
+        return idx, stale
 
     # -- search -----------------------------------------------------------------------
     def search(self, cwd: str, query: str, *, rank: Rank = "agent", explain: bool = False,
@@ -191,9 +215,7 @@ class AgentMemory:
         notes: list[str] = []
         settings = self.service.settings()
         if mode == "v2":
-            idx, location, files = self._v2_index(self.v2_location(cwd))
-            stale = _stale(idx, files)
-            idx.sync(location, progress, files=files)
+            idx, stale = self._v2_synced(self.v2_location(cwd), progress)
             embedder = None
             if self.v2_search == "none":
                 notes.append("v2 search model 'none': the agent's results are not modelled")
@@ -206,6 +228,8 @@ class AgentMemory:
                 outcome = SearchOutcome(outcome.query, outcome.keywords, outcome.mode,
                                         [replace(r, agent_returns=False)
                                          for r in outcome.results], [], outcome.note)
+            if idx.unavailable:
+                outcome = replace(outcome, note=unindexed_note(idx.unavailable, outcome.note))
         else:
             location = self.service.locate(cwd)
             idx = self.service.index_for(location, settings)
@@ -227,7 +251,10 @@ class AgentMemory:
         missing = len(idx.missing_embeddings()) if embedder is not None else 0
         hits: list[TranscriptHit] = []
         if "transcript" in sources:
-            hits = self.transcript_index().search(query) if self._sync_transcripts(cwd) else []
+            synced = self._sync_transcripts(cwd)
+            notes += [f"transcript skipped {printable(k.path)}: {k.reason}"
+                      for k in synced.skipped]
+            hits = self.transcript_index().search(query)
         return SearchReport(query, rank, mode, outcome, best, explanations, hits, stale,
                             missing, notes)
 

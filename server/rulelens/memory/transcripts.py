@@ -7,6 +7,14 @@ modelled), so every hit is labelled :data:`LABEL`. Layout and record format:
 JSON object per line) with ``summary.json`` beside it and an optional ``.cwd`` file in the
 ``<encoded-cwd>`` directory.
 
+Every file here is opened beneath ``$GROK_HOME/sessions`` (:mod:`rulelens.memory.beneath`:
+no link leaves it, the check and the open are one operation) and read through the
+descriptor-level helpers of :mod:`rulelens.agents.safeio` (regular files only, never
+blocking): a FIFO or a link to ``/dev/zero`` or out of the sessions directory named
+``updates.jsonl``, ``summary.json`` or ``.cwd`` is skipped with the reason
+(:attr:`TranscriptSync.skipped`), never read. A line longer than :data:`MAX_LINE` is
+counted but not held (it cannot be a message chunk RuleLens shows).
+
 Reading is streaming: lines are read one at a time, lines that are not message chunks are
 turned away by a byte search before any JSON decoding (tool updates can be megabytes), and
 only the turn being joined is held in memory. Consecutive ``agent_message_chunk`` lines with
@@ -26,15 +34,18 @@ import hashlib
 import json
 import math
 import os
+import stat
 import threading
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 import apsw
 
+from rulelens.agents import safeio
+from rulelens.memory.beneath import Refused, SkippedFile, lstat_beneath, open_beneath, read_beneath
 from rulelens.memory.best import coverage
 from rulelens.memory.search import extract_keywords, fts_match
 from rulelens.memory.words import split_words
@@ -45,6 +56,11 @@ Role = Literal["user", "assistant"]
 _KINDS: dict[str, Role] = {"user_message_chunk": "user", "agent_message_chunk": "assistant"}
 _NEEDLE = b"_message_chunk"
 _HASH_BLOCK = 1 << 20
+#: A longer ``updates.jsonl`` line (a tool update) is skipped without being held.
+MAX_LINE = 16 << 20
+#: ``summary.json`` and ``.cwd`` are read up to these sizes; a larger one is skipped.
+SUMMARY_LIMIT = 1 << 20
+CWD_LIMIT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -72,28 +88,47 @@ class Turn:
     text: str
 
 
-def _load_json(path: str) -> Any:
+def sessions_root(grok_home: str) -> str:
+    return os.path.join(grok_home, "sessions")
+
+
+def _read_small(root: str, path: str, limit: int,
+                skipped: list[SkippedFile] | None) -> bytes | None:
+    """A small side file beneath ``root``, or None (missing: silently; refused: listed)."""
     try:
-        with open(path, "rb") as fh:
-            return json.loads(fh.read(1 << 20))
-    except (OSError, ValueError):
+        return read_beneath(root, path, limit)[0]
+    except Refused as exc:
+        if exc.code != "missing" and skipped is not None:
+            skipped.append(exc.skipped())
         return None
 
 
-def read_session(session_dir: str) -> SessionInfo:
+def _load_json(root: str, path: str, skipped: list[SkippedFile] | None) -> Any:
+    data = _read_small(root, path, SUMMARY_LIMIT, skipped)
+    try:
+        return None if data is None else json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def read_session(session_dir: str, root: str | None = None,
+                 skipped: list[SkippedFile] | None = None) -> SessionInfo:
     """``summary.json`` first; without it the directory id, the group's ``.cwd`` file, then
-    the decoded group name (observed names are not always encoded consistently)."""
+    the decoded group name (observed names are not always encoded consistently). Both are
+    read beneath ``root`` (default: the sessions directory two levels up); refusals are
+    appended to ``skipped``."""
     sid = os.path.basename(session_dir.rstrip(os.sep))
     group = os.path.dirname(session_dir.rstrip(os.sep))
-    summary = _load_json(os.path.join(session_dir, "summary.json"))
+    root = root if root is not None else os.path.dirname(group)
+    summary = _load_json(root, os.path.join(session_dir, "summary.json"), skipped)
     info = summary.get("info") if isinstance(summary, dict) else None
     s: dict[str, Any] = summary if isinstance(summary, dict) else {}
     cwd = info.get("cwd") if isinstance(info, dict) else None
     if not isinstance(cwd, str) or not cwd:
         cwd = None
-        with contextlib.suppress(OSError), open(os.path.join(group, ".cwd"),
-                                                encoding="utf-8") as fh:
-            cwd = fh.read().strip() or None
+        raw = _read_small(root, os.path.join(group, ".cwd"), CWD_LIMIT, skipped)
+        with contextlib.suppress(UnicodeDecodeError):
+            cwd = (raw or b"").decode("utf-8").strip() or None
         if cwd is None:
             decoded = urllib.parse.unquote(os.path.basename(group))
             cwd = decoded if decoded.startswith("/") else None
@@ -109,8 +144,11 @@ def read_session(session_dir: str) -> SessionInfo:
                        text("session_kind"))
 
 
-def list_sessions(grok_home: str) -> Iterator[SessionInfo]:
-    root = os.path.join(grok_home, "sessions")
+def list_sessions(grok_home: str, skipped: list[SkippedFile] | None = None
+                  ) -> Iterator[SessionInfo]:
+    """The sessions with an ``updates.jsonl`` that is a regular file beneath the sessions
+    directory (links followed while they stay beneath); the others go to ``skipped``."""
+    root = sessions_root(grok_home)
     try:
         groups = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
@@ -123,9 +161,20 @@ def list_sessions(grok_home: str) -> Iterator[SessionInfo]:
         except OSError:
             continue
         for entry in entries:
-            if entry.is_dir(follow_symlinks=False) and os.path.isfile(
-                    os.path.join(entry.path, "updates.jsonl")):
-                yield read_session(entry.path)
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            updates = os.path.join(entry.path, "updates.jsonl")
+            try:
+                mode = lstat_beneath(root, updates).st_mode
+            except Refused as exc:
+                if exc.code != "missing" and skipped is not None:
+                    skipped.append(exc.skipped())
+                continue
+            if not stat.S_ISREG(mode):
+                if skipped is not None:
+                    skipped.append(SkippedFile(updates, f"not-a-file: {safeio.kind_of(mode)}"))
+                continue
+            yield read_session(entry.path, root, skipped)
 
 
 def _seconds(value: object) -> float | None:
@@ -181,22 +230,46 @@ def _chunk(line: bytes) -> tuple[Role, str | None, float | None, str] | None:
     return role, None if key is None else str(key), ts, _content_text(update.get("content"))
 
 
-def parse_updates(fh: IO[bytes], offset: int = 0, line_no: int = 0
+def _lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes | None]]:
+    """(length, line) of each complete line (its ``\\n`` included); the line is None when
+    it is longer than :data:`MAX_LINE` (counted, not held). A torn last line is dropped."""
+    held = bytearray()
+    dropped = 0  # bytes of an over-long line already let go
+    for chunk in chunks:
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            end = len(chunk) if nl < 0 else nl + 1
+            if dropped:
+                dropped += end - start
+            else:
+                held += chunk[start:end]
+                if len(held) > MAX_LINE:
+                    dropped, held = len(held), bytearray()
+            if nl < 0:
+                break
+            if dropped:
+                yield dropped, None
+                dropped = 0
+            else:
+                yield len(held), bytes(held)
+                held = bytearray()
+            start = end
+
+
+def parse_updates(chunks: Iterable[bytes], offset: int = 0, line_no: int = 0
                   ) -> Iterator[Turn | tuple[int, int]]:
-    """Turns from ``fh`` starting at byte ``offset`` (line ``line_no`` lines in), and last a
-    ``(consumed bytes, consumed lines)`` pair: the end of the last complete line (a torn
-    last line is left for the next read)."""
-    fh.seek(offset)
+    """Turns from ``chunks`` (the file's bytes from byte ``offset``, which is line
+    ``line_no`` lines in), and last a ``(consumed bytes, consumed lines)`` pair: the end of
+    the last complete line (a torn last line is left for the next read)."""
     pos, n = offset, line_no
     current: list[str] = []
     head: tuple[Role, str | None, int, int, float | None] | None = None
-    for raw in fh:
-        if not raw.endswith(b"\n"):
-            break
+    for size, raw in _lines(chunks):
         start = pos
-        pos += len(raw)
+        pos += size
         n += 1
-        chunk = _chunk(raw)
+        chunk = None if raw is None else _chunk(raw)
         if chunk is None:
             continue
         role, key, ts, text = chunk
@@ -211,16 +284,15 @@ def parse_updates(fh: IO[bytes], offset: int = 0, line_no: int = 0
     yield (pos, n)
 
 
-def prefix_sha256(path: str, length: int) -> str:
+def prefix_sha256(fd: int, st: os.stat_result, path: str, length: int) -> str:
+    """SHA-256 of the first ``length`` bytes of an open transcript."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        left = length
-        while left > 0:
-            block = fh.read(min(_HASH_BLOCK, left))
-            if not block:
-                break
-            h.update(block)
-            left -= len(block)
+    left = length
+    for block in safeio.iter_opened(fd, st, path, chunk=_HASH_BLOCK):
+        h.update(block[:left])
+        left -= len(block)
+        if left <= 0:
+            break
     return h.hexdigest()
 
 
@@ -247,6 +319,8 @@ class TranscriptSync:
     appended: tuple[str, ...]  # transcripts read from where the last sync stopped
     turns_added: int
     removed: tuple[str, ...]
+    #: Transcript files not read (a FIFO, a device, a link out of the sessions directory).
+    skipped: tuple[SkippedFile, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -308,32 +382,47 @@ class TranscriptIndex:
     def sync(self, grok_home: str, cwd: str | None = None) -> TranscriptSync:
         """Index the sessions started in ``cwd`` (or under it); every session when None."""
         with self._lock:
-            sessions = [s for s in list_sessions(grok_home) if cwd is None or _under(s.cwd, cwd)]
+            skipped: list[SkippedFile] = []
+            sessions = [s for s in list_sessions(grok_home, skipped)
+                        if cwd is None or _under(s.cwd, cwd)]
             known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
             parsed: list[str] = []
             appended: list[str] = []
             added = 0
+            root = sessions_root(grok_home)
             for s in sessions:
-                how, n = self._sync_one(s)
+                how, n = self._sync_one(s, root, skipped)
                 added += n
                 if how == "parsed":
                     parsed.append(s.updates)
                 elif how == "appended":
                     appended.append(s.updates)
-            gone = sorted(known - {s.updates for s in sessions})
+            gone = sorted(known - {s.updates for s in sessions if s.updates not in
+                                   {k.path for k in skipped}})
             with self.conn:
                 for path in gone:
                     self.conn.execute("DELETE FROM turns WHERE path=?", (path,))
                     self.conn.execute("DELETE FROM files WHERE path=?", (path,))
             return TranscriptSync(len(sessions), tuple(parsed), tuple(appended), added,
-                                  tuple(gone))
+                                  tuple(gone), tuple(skipped))
 
-    def _sync_one(self, s: SessionInfo) -> tuple[str, int]:
-        path = s.updates
+    def _sync_one(self, s: SessionInfo, root: str, skipped: list[SkippedFile]
+                  ) -> tuple[str, int]:
+        """Index one transcript through one descriptor, opened beneath the sessions
+        directory: its ``fstat`` decides "unchanged", its bytes are hashed and parsed."""
         try:
-            st = os.stat(path)
-        except OSError:
-            return "skipped", 0
+            with open_beneath(root, s.updates) as (fd, st):
+                safeio.check_opened(st, s.updates)
+                return self._sync_opened(s, fd, st)
+        except safeio.NotAFileError as exc:
+            skipped.append(SkippedFile(s.updates, f"not-a-file: {exc.kind}"))
+        except Refused as exc:
+            if exc.code != "missing":
+                skipped.append(exc.skipped())
+        return "skipped", 0
+
+    def _sync_opened(self, s: SessionInfo, fd: int, st: os.stat_result) -> tuple[str, int]:
+        path = s.updates
         row = self.conn.execute(
             "SELECT size, mtime_ns, consumed, consumed_lines, prefix_sha, resume_offset,"
             " resume_line, next_turn FROM files WHERE path=?", (path,)).fetchone()
@@ -345,7 +434,7 @@ class TranscriptIndex:
         how = "parsed"
         if row is not None:
             _, _, consumed, _, sha, r_off, r_line, next_turn = row
-            if st.st_size >= consumed and prefix_sha256(path, consumed) == sha:
+            if st.st_size >= consumed and prefix_sha256(fd, st, path, consumed) == sha:
                 resume, resume_line, how = r_off, r_line, "appended"
                 last = self.conn.execute("SELECT min(turn) FROM turns WHERE path=? AND"
                                          " offset>=?", (path, r_off)).fetchall()[0][0]
@@ -358,20 +447,20 @@ class TranscriptIndex:
             added = 0
             last_turn: Turn | None = None
             consumed_at, lines_at = resume, resume_line
-            with open(path, "rb") as fh:
-                for item in parse_updates(fh, resume, resume_line):
-                    if isinstance(item, tuple):
-                        consumed_at, lines_at = item
-                        continue
-                    if not item.text.strip():
-                        continue
-                    self.conn.execute(
-                        "INSERT INTO turns(path, turn, role, prompt_key, line, offset, ts, text)"
-                        " VALUES (?,?,?,?,?,?,?,?)", (path, turn, item.role, item.key, item.line,
-                                                      item.offset, item.timestamp, item.text))
-                    last_turn = item
-                    turn += 1
-                    added += 1
+            chunks = safeio.iter_opened(fd, st, path, resume)
+            for item in parse_updates(chunks, resume, resume_line):
+                if isinstance(item, tuple):
+                    consumed_at, lines_at = item
+                    continue
+                if not item.text.strip():
+                    continue
+                self.conn.execute(
+                    "INSERT INTO turns(path, turn, role, prompt_key, line, offset, ts, text)"
+                    " VALUES (?,?,?,?,?,?,?,?)", (path, turn, item.role, item.key, item.line,
+                                                  item.offset, item.timestamp, item.text))
+                last_turn = item
+                turn += 1
+                added += 1
             # The last turn may continue in lines not written yet: the next read starts there.
             r_off = last_turn.offset if last_turn else consumed_at
             r_line = last_turn.line - 1 if last_turn else lines_at
@@ -379,7 +468,7 @@ class TranscriptIndex:
             self.conn.execute(
                 "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (path, s.id, s.title, s.cwd, s.created_at, s.updated_at, st.st_size,
-                 st.st_mtime_ns, consumed_at, lines_at, prefix_sha256(path, consumed_at),
+                 st.st_mtime_ns, consumed_at, lines_at, prefix_sha256(fd, st, path, consumed_at),
                  r_off, r_line, next_turn))
         return how, added
 

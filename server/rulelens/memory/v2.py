@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rulelens.agents.rusttext import trim
+from rulelens.memory.beneath import Refused, SkippedFile, kind_of, read_head_beneath
 from rulelens.memory.remember import RememberError, normalize_memory_content
 from rulelens.memory.settings import _env_bool
 from rulelens.memory.workspace import WorkspaceName, compute_workspace_name, is_ephemeral_cwd
@@ -294,20 +295,53 @@ class V2File:
     mtime_ns: int
 
 
-def _md_files(directory: str) -> list[tuple[str, int]]:
-    """Regular, non-symlink ``*.md`` files directly in ``directory`` with their mtimes."""
+def _md_files(directory: str, skipped: list[SkippedFile] | None = None
+              ) -> list[tuple[str, int]]:
+    """Regular, non-symlink ``*.md`` files directly in ``directory`` with their mtimes;
+    the other ``*.md`` entries (links, FIFOs, devices) go to ``skipped`` with the reason."""
     out: list[tuple[str, int]] = []
     try:
         with os.scandir(directory) as it:
             for n, entry in enumerate(it):
                 if n >= MAX_DIR_ENTRIES:
                     raise OSError(f"{directory}: more than {MAX_DIR_ENTRIES} entries")
-                if os.path.splitext(entry.name)[1] != ".md" or entry.is_symlink():
+                if os.path.splitext(entry.name)[1] != ".md":
                     continue
-                if entry.is_file(follow_symlinks=False):
-                    out.append((entry.path, entry.stat(follow_symlinks=False).st_mtime_ns))
+                st = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(st.st_mode):
+                    out.append((entry.path, st.st_mtime_ns))
+                elif skipped is not None:
+                    skipped.append(_not_listed(entry.path, st.st_mode))
     except FileNotFoundError:
         return []
+    return out
+
+
+def _not_listed(path: str, mode: int) -> SkippedFile:
+    if stat.S_ISLNK(mode):
+        with contextlib.suppress(OSError):
+            return SkippedFile(path, f"link: a symbolic link (to {os.readlink(path)}); memory"
+                                     " v2 lists regular, non-link files only")
+    return SkippedFile(path, f"not-a-file: {kind_of(mode)}; memory v2 lists regular files"
+                             " only")
+
+
+def skipped_v2_files(location: V2Location) -> list[SkippedFile]:
+    """The v2 entries neither the agent nor RuleLens reads: a scope refused as a whole, a
+    ``MEMORY.md``, topic or observation that is a link or not a regular file."""
+    out: list[SkippedFile] = []
+    for scope in location.scopes():
+        problem = scope_problem(location.root, scope)
+        if problem:
+            out.append(SkippedFile(scope.dir, f"scope refused: {problem}"))
+            continue
+        with contextlib.suppress(OSError):
+            mode = os.lstat(scope.manifest).st_mode
+            if not stat.S_ISREG(mode):
+                out.append(_not_listed(scope.manifest, mode))
+        for directory in (scope.topics, scope.inbox):
+            with contextlib.suppress(OSError):
+                _md_files(directory, out)
     return out
 
 
@@ -390,12 +424,15 @@ class ManifestEntry:
     description: str
 
 
-def read_entry(path: str, rel: str, max_description_bytes: int) -> ManifestEntry:
-    """Title (first ``#`` line, else the stem) and description (first plain line)."""
+def read_entry(scope_dir: str, path: str, rel: str, max_description_bytes: int
+               ) -> ManifestEntry:
+    """Title (first ``#`` line, else the stem) and description (first plain line). The
+    file is opened beneath ``scope_dir`` without blocking, its first 64 KiB read: a file
+    that became a FIFO, a device or a link out of the scope since it was listed reads as
+    empty (the title falls back to the stem, as for a file the agent cannot read)."""
     try:
-        with open(path, "rb") as fh:
-            text = fh.read(READ_LIMIT).decode("utf-8", "replace")
-    except OSError:
+        text = read_head_beneath(scope_dir, path, READ_LIMIT).decode("utf-8", "replace")
+    except Refused:
         text = ""
     title = ""
     description = ""
@@ -441,7 +478,7 @@ def render_manifest(scope: Scope, budget: ManifestBudget | None = None,
         if entries >= b.max_entries:
             unlisted.append(rel)
             continue
-        entry = read_entry(path, rel, b.max_description_bytes)
+        entry = read_entry(scope.dir, path, rel, b.max_description_bytes)
         piece = ("" if section else "\n## Topics\n") + _entry_text(entry, not b.compact)
         if len((out + piece).encode()) > budget_bytes:
             unlisted.append(rel)
@@ -455,7 +492,8 @@ def render_manifest(scope: Scope, budget: ManifestBudget | None = None,
     for path, _ in observations:
         if entries >= b.max_entries:
             break
-        entry = read_entry(path, os.path.relpath(path, scope.dir), b.max_description_bytes)
+        entry = read_entry(scope.dir, path, os.path.relpath(path, scope.dir),
+                           b.max_description_bytes)
         piece = ("" if section else "\n## Pending observations\n") + _entry_text(entry, False)
         if len((out + piece).encode()) > b.max_bytes:
             break
