@@ -5,7 +5,7 @@ Rules view, the memory quick pick), and only a real workbench proves the .vsix i
 activates, launches ``rulelens serve`` and renders the server's answers.
 
 Tools come from ``tests/e2e/vscode/install-tools.sh`` (run by ``scripts/test``) under
-``$RULELENS_TOOLS``; the .vsix from ``vscode-client/dist/rulelens.vsix`` (built by
+``$RULELENS_TOOLS``; the .vsix from ``vscode-client/dist/rulelens-linux-x64.vsix`` (built by
 ``scripts/test``). Without them this test skips, unless ``RULELENS_REQUIRE_VSCODE_E2E=1``
 (set by ``scripts/test``) turns the skip into a failure. HOME and XDG_* point at temp dirs;
 code-server runs in its own process group, which is killed and checked empty afterwards.
@@ -17,8 +17,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,11 +27,16 @@ from typing import Any
 
 import pytest
 
+from helpers.codeserver import (
+    CODE_SERVER,
+    NODE24_BIN,
+    PLAYWRIGHT_DIR,
+    free_port,
+    missing_tools,
+    stop,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = Path(os.environ.get("RULELENS_TOOLS", Path.home() / ".cache" / "rulelens-tools"))
-CODE_SERVER = TOOLS / "code-server-4.139.1" / "node_modules" / ".bin" / "code-server"
-NODE24_BIN = TOOLS / "node24" / "node_modules" / "node" / "bin"
-PLAYWRIGHT_DIR = TOOLS / "playwright-1.65.1"
 VSIX = Path(os.environ.get("RULELENS_VSIX",
                            ROOT / "vscode-client" / "dist" / "rulelens-linux-x64.vsix"))
 DRIVER = ROOT / "tests" / "e2e" / "vscode" / "e2e.mjs"
@@ -83,29 +86,10 @@ def _home_markers() -> dict[str, bool]:
 HOME_BEFORE = _home_markers()
 
 
-def _missing_tools() -> list[str]:
-    need = {"code-server": CODE_SERVER, "node 24": NODE24_BIN / "node",
-            "playwright-core": PLAYWRIGHT_DIR, "chromium": Path("/usr/bin/chromium"), "vsix": VSIX}
-    return [name for name, p in need.items() if not p.exists()]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
 
 @pytest.fixture(scope="module")
 def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    missing = _missing_tools()
+    missing = missing_tools(VSIX)
     if missing:
         msg = (f"VS Code e2e tools missing: {', '.join(missing)}"
                " (run ./scripts/test, which installs them)")
@@ -156,11 +140,10 @@ def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
     installed = list((data / "ext").glob("rulelens.rulelens-*"))
     assert installed, f"the .vsix did not install into {data / 'ext'}"
 
-    port = _free_port()
+    port = free_port()
     log = (tmp / "code-server.log").open("w")  # closed in the finally below
     proc = subprocess.Popen([*base, "--bind-addr", f"127.0.0.1:{port}", demo["repo"]], env=env,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    pgid = proc.pid
     try:
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
@@ -176,16 +159,10 @@ def workbench(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
         yield {"url": url, "demo": demo, "tmp": tmp, "env": env, "selftest": selftest,
                "install_s": install_s, "home": home}
     finally:
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            if not _group_alive(pgid):
-                break
-            os.killpg(pgid, sig)
-            end = time.monotonic() + 5
-            while _group_alive(pgid) and time.monotonic() < end:
-                time.sleep(0.1)
-        proc.wait(timeout=10)
-        log.close()
-        assert not _group_alive(pgid), "processes of code-server's group survived SIGKILL"
+        try:
+            stop(proc)   # the whole process group, checked empty
+        finally:
+            log.close()
 
 
 @pytest.fixture(scope="module")
