@@ -334,8 +334,9 @@ def _cmd_status(args: argparse.Namespace) -> int:
         memory.close()
         svc.close()
     if args.json:
-        extra = ({"v2_skipped": [{"path": k.path, "reason": k.reason}
-                                 for k in skipped_v2_files(v2)]} if v2 is not None else {})
+        skipped = skipped_v2_files(v2) if v2 is not None else []
+        extra = ({"v2_skipped": [{"path": k.path, "reason": k.reason} for k in skipped]}
+                 if skipped else {})
         _print_json({**st.to_json(), "agent": memory.features.agent, "store": e.to_json(),
                      **extra})
     else:
