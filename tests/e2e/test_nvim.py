@@ -65,7 +65,8 @@ def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None
     assert res["steps"] == ["attached", "lenses", "sidebar", "followed", "chainChanged",
                             "agents", "hover"]
     # Grok's chain lens, then (the demo has every agent's files) the per-agent counts.
-    assert res["lenses"][0] == "7 rules · deepest: src/app/AGENTS.md · 6 skipped"
+    assert res["lenses"][0] == ("7 rules from src/app/handlers/ · deepest:"
+                                     " src/app/AGENTS.md · 6 skipped")
     assert res["lenses"][1].startswith("from ./: Grok ") and "Codex 1 +2 may" in res["lenses"][1]
     side = res["sidebar"]
     assert side[0] == "RuleLens · src/app/handlers/orders.py"

@@ -126,7 +126,7 @@ async def test_one_agent_setting_keeps_the_single_lens(demo: Demo) -> None:
         open_doc(c, uri, language="python")
         got = await lenses(c, uri)
         assert got is not None and len(got) == 1
-        assert got[0].command is not None and "rules · deepest" in got[0].command.title
+        assert got[0].command is not None and " · deepest" in got[0].command.title
         text = (await hover(c, uri)).contents.value  # type: ignore[union-attr]
         assert "Every agent" not in text
         payload = await request(c, protocol.AGENTS_FOR_FILE, {"uri": uri})

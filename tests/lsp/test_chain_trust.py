@@ -42,7 +42,8 @@ async def test_untrusted_demo_lens_hover_and_payload(demo: Demo) -> None:
         got = await lenses(client, uri)
         assert got is not None and got[0].command is not None
         assert got[0].command.title == (
-            "2 rules (+5 after trust) · deepest: ~/.claude/CLAUDE.md · 11 skipped"
+            "2 rules (+5 after trust) from src/app/handlers/ · deepest: ~/.claude/CLAUDE.md"
+            " · 11 skipped"
             " · untrusted folder: grok --trust")
         shown = await hover(client, uri, 0, 0)
         assert shown is not None and isinstance(shown.contents, types.MarkupContent)

@@ -30,7 +30,8 @@ async def test_code_lens_title_and_command(client: LanguageClient, demo: Demo) -
     lens = got[0]
     assert lens.range.start == types.Position(0, 0)
     assert lens.command is not None
-    assert lens.command.title == "7 rules · deepest: src/app/AGENTS.md · 6 skipped"
+    assert lens.command.title == ("7 rules from src/app/handlers/ · deepest: src/app/AGENTS.md"
+                                     " · 6 skipped")
     assert lens.command.command == protocol.SHOW_CHAIN
     assert list(lens.command.arguments or []) == [uri]
     # The command returns the same payload as rulelens/chain.

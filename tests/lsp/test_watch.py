@@ -73,7 +73,8 @@ async def test_rule_file_edit_and_creation(client: LanguageClient, demo: Demo) -
     await _changed(client, lambda: new.write_text("# handlers\n"), deep)
     got = await lenses(client, deep)
     assert got is not None and got[0].command is not None
-    assert got[0].command.title == "8 rules · deepest: src/app/handlers/AGENTS.md · 6 skipped"
+    assert got[0].command.title == ("8 rules from src/app/handlers/ · deepest:"
+                                    " src/app/handlers/AGENTS.md · 6 skipped")
 
 
 async def test_agent_config_change_is_watched(client: LanguageClient, demo: Demo) -> None:

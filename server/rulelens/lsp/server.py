@@ -362,10 +362,10 @@ def create_server(environ: Mapping[str, str] | None = None,
             lenses.append(types.CodeLens(range=top, command=types.Command(
                 title=views.rule_lens_title(status), command=protocol.SHOW_CHAIN,
                 arguments=[uri])))
-        lenses.append(types.CodeLens(range=top, command=types.Command(
-            title=views.chain_lens_title(chain), command=protocol.SHOW_CHAIN,
-            arguments=[uri])))
         workspace = s.root_for(path)
+        lenses.append(types.CodeLens(range=top, command=types.Command(
+            title=views.chain_lens_title(chain, workspace), command=protocol.SHOW_CHAIN,
+            arguments=[uri])))
         if status is not None:  # an instruction file: which agents read it
             title = s.agent_text(path, "readers",
                                  lambda vs: agentviews.readers_title(vs, path, workspace))

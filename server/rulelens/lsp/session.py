@@ -270,7 +270,9 @@ class Session:
 
     # ------------------------------------------------------------------ chains
     def chain(self, path: str) -> Chain | None:
-        """The chain an agent started in the file's directory loads (``chain --json``)."""
+        """The chain an agent started in the file's directory loads (``chain --json``): the
+        documented ``rulelens/chain`` contract (docs/protocol.md); the lens names this start
+        directory, and the per-agent line names its own (the workspace folder)."""
         resolver = self.resolver
         if resolver is None:
             return None

@@ -11,6 +11,7 @@ import pathlib
 import re
 from typing import Any
 
+from rulelens.lsp.agentviews import start_label
 from rulelens.lsp.session import RuleStatus, TrackerSplit
 from rulelens.present import byte_size, display_path, printable_data
 from rulelens.rules import Chain, SkipReason, render
@@ -22,7 +23,6 @@ def _base(chain: Chain) -> str:
 
 def _dir_label(directory: str, base: str | None) -> str:
     return display_path(directory, base).rstrip("/") + "/"
-
 
 def _link(path: str, base: str | None) -> str:
     # A link to the base directory itself is labelled by its full (home-shortened) path,
@@ -52,13 +52,15 @@ def trust_note(chain: Chain) -> str | None:
 
 
 # ------------------------------------------------------------------ code lens
-def chain_lens_title(chain: Chain) -> str:
-    """``4 rules · deepest: src/AGENTS.md · 2 skipped`` (count of loaded files first);
-    with files withheld by folder trust, ``1 rule (+4 after trust) · ... · grok --trust``."""
+def chain_lens_title(chain: Chain, workspace: str | None = None) -> str:
+    """``4 rules from ./ · deepest: src/AGENTS.md · 2 skipped`` (count of loaded files
+    first, then the start directory, relative to ``workspace``); with files withheld by
+    folder trust, ``1 rule (+4 after trust) from ./ · ... · grok --trust``."""
     n = len(chain.files)
     withheld = len(chain.withheld) if chain.trust is not None and chain.trust.withholds else 0
     parts = [f"{n} rule{'' if n == 1 else 's'}"
-             + (f" (+{withheld} after trust)" if withheld else "")]
+             + (f" (+{withheld} after trust)" if withheld else "")
+             + f" from {start_label(chain.cwd, workspace)}"]
     deepest = chain.deepest()
     if deepest is not None:
         parts.append(f"deepest: {display_path(deepest.path, _base(chain))}")
