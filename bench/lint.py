@@ -185,7 +185,7 @@ def lint_all(files: list[str], env: AgentEnvironment) -> tuple[float, float, int
     once more just before, through the same resolver, only to time it apart:
     ``LintSession.lint`` then gets it from the resolver's cache.
     """
-    linter = LintSession(env)
+    linter = LintSession(env, hints=False)  # as `rulelens lint` runs (hints are off)
     findings = 0
     resolving = 0.0
     start = time.perf_counter()
@@ -201,7 +201,7 @@ def lint_warm(files: list[str], env: AgentEnvironment) -> float:
     """Seconds for a second pass of one :class:`LintSession` over the files: every chain,
     table, outline and stat is cached, so this is the per-file floor of the pipeline itself
     (the unloaded files are still read and every frontmatter parsed again)."""
-    linter = LintSession(env)
+    linter = LintSession(env, hints=False)  # as `rulelens lint` runs (hints are off)
     for path in files:
         linter.lint(path)
     start = time.perf_counter()

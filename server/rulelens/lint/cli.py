@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     # Trust is a property of the user's machine, not of the repository: lint (and CI)
     # reasons about the chain of a trusted folder.
-    linter = LintSession(env, resolver=Resolver(env, chosen, "trusted"))
+    linter = LintSession(env, resolver=Resolver(env, chosen, "trusted"), hints=args.hints)
     files = collect(args.paths, linter.env)
     if args.diff:
         return 1 if _fix(linter, files, False, base) else 0

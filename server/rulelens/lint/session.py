@@ -10,6 +10,7 @@ calls :meth:`invalidate`), and ``bench/lint.py`` one per measured round.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from collections.abc import Iterable
@@ -21,6 +22,7 @@ from rulelens.lint.disk import Disk, Snapshot
 from rulelens.lint.engine import lint_document
 from rulelens.lint.fixes import FixError, apply_text_edits, read_text
 from rulelens.lint.model import Finding, Range, TextEdit
+from rulelens.lint.registry import CHECKS
 from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.model import Chain
 
@@ -33,8 +35,11 @@ class LintSession:
     """
 
     def __init__(self, env: AgentEnvironment, *, resolver: Resolver | None = None,
-                 snapshot: bool = True) -> None:
+                 snapshot: bool = True, hints: bool = True) -> None:
         self.env = env
+        #: Whether hint findings are wanted (CI output leaves them out: their checks, some
+        #: of which ask every agent profile, are then switched off).
+        self.hints = hints
         self.resolver = resolver if resolver is not None else Resolver(env)
         self.snapshot = snapshot
         self.caches = LintCaches(disk=Snapshot() if snapshot else Disk())
@@ -69,6 +74,9 @@ class LintSession:
         found = self.configs.get(root)
         if found is None:
             found = load_config(root)
+            if not self.hints:
+                hints = frozenset(c.code for c in CHECKS if found.severity_of(c.code) == "hint")
+                found = dataclasses.replace(found, disabled=found.disabled | hints)
             self.configs[root] = found
         return found
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from rulelens.agents import safeio
 from rulelens.agents.compat import BASE_FILENAMES
@@ -153,19 +154,19 @@ def _names(ctx: Context, first: Range) -> None:
                  first, fixes=_rename_fix(ctx, new, f"Rename to {proper}"))
     elif fmt.kind in ("named", "legacy") and name in _OTHER_AGENT:
         also, advice = _OTHER_AGENT[name]
-        ctx.emit("RL208", readers_sentence(ctx, also) + "." + advice, first)
+        _rl208(ctx, first, lambda: readers_sentence(ctx, also) + "." + advice)
     elif fmt.kind == "legacy" and os.path.basename(directory) == CLINE_DIR:
-        ctx.emit("RL208", readers_sentence(ctx, ("Cline",)) + ".", first)
+        _rl208(ctx, first, lambda: readers_sentence(ctx, ("Cline",)) + ".")
     elif fmt.kind == "copilot-repo":
-        ctx.emit("RL208", readers_sentence(ctx) + f". Put instructions for {display} in"
-                 " AGENTS.md.", first)
+        _rl208(ctx, first, lambda: readers_sentence(ctx) + f". Put instructions for {display}"
+               " in AGENTS.md.")
     if fmt.kind in GROK_RULE_DIRS and fmt.rules_dir is not None:
         rules_dir = fmt.rules_dir
         stem, _, ext = name.rpartition(".")
         if ext.lower() != "md" or not stem:
             if fmt.kind == "cursor-rule" and low.endswith(".mdc"):
-                ctx.emit("RL208", readers_sentence(ctx) + f". {display} reads only `*.md`"
-                         " files in `.cursor/rules`.", first)
+                _rl208(ctx, first, lambda: readers_sentence(ctx) + f". {display} reads only"
+                       " `*.md` files in `.cursor/rules`.")
             elif low.endswith((".markdown", ".mdc", ".txt")) and stem:
                 new = os.path.join(directory, f"{stem}.md")
                 ctx.emit("RL207", f"{display} reads only `*.md` files in rules directories;"
@@ -187,6 +188,13 @@ def _names(ctx: Context, first: Range) -> None:
         ctx.emit("RL212", f"Copilot reads only `*.instructions.md` in .github/instructions;"
                  f" rename to `{stem}.instructions.md`.", first,
                  fixes=_rename_fix(ctx, new, f"Rename to {stem}.instructions.md"))
+
+
+def _rl208(ctx: Context, first: Range, message: Callable[[], str]) -> None:
+    """RL208, a hint whose message asks every agent profile who reads the file: built
+    only when the check is on (the CLI turns hints off unless ``--hints``)."""
+    if ctx.config.enabled("RL208") and not ({"RL208", "*"} & ctx.doc.disabled):
+        ctx.emit("RL208", message(), first)
 
 
 def _case_twins(ctx: Context, first: Range) -> None:
