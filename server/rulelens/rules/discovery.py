@@ -23,7 +23,7 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -420,18 +420,7 @@ class Resolver:
             for d in plain:
                 self._canon.setdefault(d, d)
             return plain
-        dirs: list[str] = []
-        current = cwd
-        while True:
-            dirs.append(current)
-            if self._canonical_dir(current) == git_root:
-                break
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            current = parent
-        dirs.reverse()
-        return dirs
+        return _walk_up(cwd, lambda d: self._canonical_dir(d) == git_root)
 
     def _instruction_dirs(self, chain_dirs: list[str], git_root: str | None) -> list[str]:
         """The chain plus the workspace-user dir (after the root, only with a git root)."""
@@ -926,11 +915,17 @@ def _project_chain(cwd: str, git_root: str | None) -> list[str]:
     """cwd up to the git root (inclusive), in root→cwd order; ``[cwd]`` without a root."""
     if git_root is None:
         return [cwd]
+    return _walk_up(cwd, lambda d: d == git_root)
+
+
+def _walk_up(cwd: str, is_root: Callable[[str], bool]) -> list[str]:
+    """cwd and its parents up to the first for which ``is_root`` holds (else up to ``/``),
+    in root→cwd order."""
     dirs: list[str] = []
     current = cwd
     while True:
         dirs.append(current)
-        if current == git_root:
+        if is_root(current):
             break
         parent = os.path.dirname(current)
         if parent == current:
