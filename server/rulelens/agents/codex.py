@@ -5,12 +5,18 @@ project root by ``project_root_markers`` (6-10), one file per directory root →
 ``AGENTS.override.md`` > ``AGENTS.md`` > fallbacks (11-16), one shared
 ``project_doc_max_bytes`` budget cut at the byte (17-22), no frontmatter/imports (24),
 lossy UTF-8 (25), the untrusted-project gate of newer builds (27), deeper files only
-advised to the model (28), and the framing (29-31).
+advised to the model (28), and the framing (29-31, a literal ``</INSTRUCTIONS>`` escaped as
+``codex-rs/instructions`` @80cfbc5c does, 32). What RuleLens cannot observe is said in the
+view's notes: the global file re-read each step and the whole block re-sent on a change
+(5, 33), the truncation only logged (22), per-environment budgets (23), the
+``child_agents_md`` hierarchical message (29, 34), config profiles (36) and a repository's
+``.codex/config.toml`` (37).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from typing import Any
@@ -24,6 +30,13 @@ DISPLAY = PROFILE.display
 OVERRIDE, DEFAULT = PROFILE.base_names
 DEFAULT_MAX_BYTES = PROFILE.budget.max_bytes if PROFILE.budget else 32 * 1024
 SEPARATOR = "\n\n--- project-doc ---\n\n"
+CLOSE_TAG = "</INSTRUCTIONS>"
+ESCAPED_CLOSE_TAG = "<\\/INSTRUCTIONS>"
+RESEND_PREFIX = ("These AGENTS.md instructions replace all previously provided AGENTS.md"
+                 " instructions.")
+REMOVED_NOTICE = "The previously provided AGENTS.md instructions no longer apply."
+_CLOSE_TAG_RE = re.compile(re.escape(CLOSE_TAG), re.IGNORECASE | re.ASCII)
+PROJECT_KEYS = ("project_doc_max_bytes", "project_doc_fallback_filenames", "project_root_markers")
 MODEL_TOLD = ("When working in a subdirectory of CWD, or a directory outside the CWD, check for"
               " any AGENTS.md files that may be applicable.")
 
@@ -179,7 +192,8 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
                " directory)")
         if truncated:
             why += (f"; cut at byte {len(cut):,} of {size:,}: project_doc_max_bytes"
-                    f" ({max_bytes:,}) shared by the chain")
+                    f" ({max_bytes:,}) shared by the chain; Codex only logs the cut, the"
+                    " text carries no marker")
         pending.append(ViewFile(chosen, "start", why, "project", "project", size, text,
                                 truncated_at=len(cut) if truncated else None))
         project.append(text)
@@ -202,12 +216,66 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
         b.notes.append(f"Project marked untrusted in config.toml ({gate}): no project docs.")
     if remaining == 0 and max_bytes:
         b.notes.append(f"project_doc_max_bytes ({max_bytes:,}) reached.")
+        b.notes.append(ENVIRONMENTS_NOTE)
+    b.notes.extend(_runtime_notes(config, dirs, global_text, project))
     return AgentView(
         ID, DISPLAY, cwd, file, root, b.files(), b.not_loaded(), notes=tuple(b.notes),
         basis="code", basis_label="exact from Codex source (agents_md.rs @0cf644af)",
         rendered=render(cwd, global_text, project),
         extra={"budget": max_bytes, "remaining": remaining},
     )
+
+
+ENVIRONMENTS_NOTE = (
+    "The budget is shown for one environment. In a multi-environment session each environment"
+    " has its own project_doc_max_bytes at 0cf644af; at main 1cc7e236 one remaining budget is"
+    " carried across environments (research §1 fact 23).")
+
+
+def _runtime_notes(config: Mapping[str, Any], dirs: list[str], global_text: str | None,
+                   project: list[str]) -> list[str]:
+    """What Codex does that the view cannot show as a file (research §1, by fact number)."""
+    notes: list[str] = []
+    if global_text:
+        notes.append(
+            "The global file is re-read at every model step in the newest design; project files"
+            " are not (main 1cc7e236, third-party transcription; fact 5).")
+    if global_text or project:
+        notes.append(
+            "When the set changes mid-session (cwd or trust change, a global edit) Codex re-sends"
+            " the block whole, prefixed \"" + RESEND_PREFIX + "\"; on removal it sends \""
+            + REMOVED_NOTICE + "\" (main 1cc7e236, third-party transcription; fact 33).")
+    features = config.get("features")
+    if isinstance(features, dict) and features.get("child_agents_md") is True:
+        notes.append(
+            "[features] child_agents_md = true: Codex appends its internal hierarchical-AGENTS"
+            " message once, last, after the project docs (joined by a blank line): each AGENTS.md"
+            " governs its directory subtree, deeper files win, prompt instructions outrank"
+            " AGENTS.md (hierarchical_agents_message.md @71163530; facts 29, 34). Its text is"
+            " not in this render.")
+    profiles_table = config.get("profiles")
+    if isinstance(profiles_table, dict):
+        for name, table in profiles_table.items():
+            if isinstance(table, dict) and any(k in table for k in PROJECT_KEYS):
+                notes.append(
+                    f"[profiles.{name}] sets project doc keys: Codex's ConfigProfile @1ce4c606"
+                    " has no project_doc_*/marker keys, so RuleLens uses the top-level ones; a"
+                    " newer -p form layering $CODEX_HOME/<name>.config.toml is reported by a"
+                    " third party (version-gated; fact 36).")
+    for d in dirs:
+        local = os.path.join(d, ".codex", "config.toml")
+        if fsio.is_file(local):
+            notes.append(
+                f"{local}: Codex ignores project_root_markers from a repository's config (fact"
+                " 9); whether a trusted repository's .codex/config.toml may change"
+                " project_doc_max_bytes or the fallbacks is unconfirmed (fact 37), so RuleLens"
+                " uses $CODEX_HOME/config.toml only.")
+    if any(CLOSE_TAG.lower() in t.lower() for t in [global_text or "", *project]):
+        notes.append(
+            "A literal </INSTRUCTIONS> in the text is shown escaped to <\\/INSTRUCTIONS>, as"
+            " codex-rs/instructions @80cfbc5c does (ASCII case-insensitive); whether the current"
+            " core path escapes is unconfirmed (fact 32).")
+    return notes
 
 
 def _global(home: str, b: ViewBuilder) -> str | None:
@@ -261,4 +329,10 @@ def render(cwd: str, global_text: str | None, project: list[str]) -> str:
     text = global_text + SEPARATOR + body if global_text and body else global_text or body
     if not text:
         return ""
-    return f"# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"
+    text = escape_close_tag(text)
+    return f"# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n{CLOSE_TAG}"
+
+
+def escape_close_tag(text: str) -> str:
+    """Every ``</INSTRUCTIONS>`` (ASCII case-insensitive) as ``<\\/INSTRUCTIONS>`` (fact 32)."""
+    return _CLOSE_TAG_RE.sub(lambda _m: ESCAPED_CLOSE_TAG, text)
