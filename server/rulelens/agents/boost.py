@@ -8,7 +8,8 @@ file whose globs cover the path, and grep ``.ai/rules`` (fact 9). So everything 
 ``index.md`` plus managed ``.ai/rules/boost/*.md`` (3); a file's globs are its ``paths``
 frontmatter (4); the index lists files with paths, sorted by relative path (5) and goes
 stale when rule files are edited by hand (6); files without paths are found only by the
-grep step (10).
+grep step (10). Boost's writes (7, 8: ``boost:install`` rewriting ``.ai/rules/boost/``,
+the ``record-rule`` MCP tool) are not reads: a note states them.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ INDEX_LEAD = ("Before planning or editing, find the row whose globs match the fi
 GUIDELINE_TAG = "<laravel-boost-guidelines>"
 GUIDELINE_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".github/copilot-instructions.md",
                    ".cursor/rules/laravel-boost.mdc", ".junie/guidelines.md")
+SOURCE = "exact from Laravel Boost source @8d8cb703"
+#: Facts 7-8: what Boost writes into .ai/rules (RuleLens only reads it).
+WRITES_NOTE = (
+    "Boost writes here too: `php artisan boost:install` deletes and rewrites .ai/rules/boost/"
+    " (one file per scoped path set) only when rules and BOOST_RULES_SCOPED_GUIDELINES are on,"
+    " else clears it; the record-rule MCP tool appends a rule to the area file whose globs"
+    " match (else a new <slug>.md with paths), never into boost/ or index.md, and rewrites"
+    f" index.md ({SOURCE}).")
 _FRONT = re.compile(r"^\s*---\s*\n(.*?)\n---\s*\n?", re.DOTALL)
 
 
@@ -127,6 +136,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     else:
         b.notes.append("Guidelines in " + ", ".join(guided) + " tell the model to open"
                        " .ai/rules/index.md before planning or editing (model-performed).")
+    b.notes.append(WRITES_NOTE)
     files = {p: rule_paths(fsio.read_text(p) or "") for p in rule_files(rules_dir)}
     expected = index_text(root, files)
     actual = fsio.read_text(index)

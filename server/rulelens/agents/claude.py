@@ -8,7 +8,10 @@ On read (8-12): files in directories below the start directory on the way to the
 and rules whose ``paths`` match it. Imports (13-15): relative to the importing file, not in
 code, four hops; outside the start directory they wait for a one-time approval. Limits
 (16-19): block HTML comments hidden, files over 4 MiB skipped, ``claudeMdExcludes``.
-AGENTS.md (20-22): not read unless the ``agents-md@builtin`` option says so.
+AGENTS.md (20-22): not read unless the ``agents-md@builtin`` option says so. What RuleLens
+cannot observe is said in notes: ``--add-dir`` files (6), setting sources (11), the
+too-long warning (18) and the unconfirmed managed kind string (23); nested files say how
+they are framed (9).
 """
 
 from __future__ import annotations
@@ -33,8 +36,17 @@ DOCS = "per Claude Code docs, 2026-08"
 MANAGED = "/etc/claude-code/CLAUDE.md"
 MAX_FILE = PROFILE.budget.max_bytes if PROFILE.budget else 4 * 1024 * 1024
 MAX_HOPS = PROFILE.imports.max_depth if PROFILE.imports else 4
+#: The managed file's kind string is UNCONFIRMED (research §3 fact 23): the render says so.
+MANAGED_KIND = "kind string unconfirmed for the managed file"
+#: Fact 18: older builds warned "CLAUDE.md is too long" above this many characters; newer
+#: ones scale the threshold with the context window.
+OLD_LONG_WARNING = 40_000
+#: Fact 9: how the engine frames a nested file after the tool result.
+NESTED_FRAMING = ("attached after the tool result as `Contents of <path>:`, once per"
+                  " conversation until compaction or /clear")
+ADD_DIR_ENV = "CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"
 KINDS = {
-    "managed": "managed policy instructions",
+    "managed": MANAGED_KIND,
     "user": "user's private global instructions for all projects",
     "project": "project instructions, checked into the codebase",
     "local": "user's private project instructions, not checked in",
@@ -135,8 +147,7 @@ class _Loader:
         _meta, body, _err = yaml_meta(text) if kind == "rule" else ({}, text, None)
         shown = hide_comments(body)
         self.b.add(ViewFile(path, when, why, kind, role, size, shown, imported_by=imported_by))
-        self.blocks.append((path, "local" if os.path.basename(path) == "CLAUDE.local.md"
-                            else ("user" if role == "home" else kind), shown))
+        self.blocks.append((path, _render_kind(path, kind, role), shown))
         self._imports(path, shown, when, role, hops, chain | {path})
         return True
 
@@ -182,6 +193,16 @@ class _Loader:
             self.b.imports.append(ImportEdge(owner, line, spec, target, "inlined", depth))
             self.load(target, when, f"imported by {where} (hop {depth})", "import", role,
                       imported_by=owner, hops=depth, chain=chain)
+
+
+def _render_kind(path: str, kind: str, role: Role) -> str:
+    """The ``KINDS`` key of a loaded file: local, managed (before the home role: the managed
+    file is not the user's), user, else the file's own kind."""
+    if os.path.basename(path) == "CLAUDE.local.md":
+        return "local"
+    if kind == "managed":
+        return "managed"
+    return "user" if role == "home" else kind
 
 
 def _rules(d: str) -> list[str]:
@@ -248,9 +269,32 @@ def view(cwd: str, file: str | None, env: Mapping[str, str], managed: str = MANA
         for d in fsio.between(cwd, os.path.dirname(file)):
             rel = os.path.relpath(d, cwd)
             _directory(ld, d, file, "on-read", f"nested in {rel}/: loaded when Claude reads a file"
-                       f" below it ({DOCS})")
+                       f" below it, {NESTED_FRAMING} ({DOCS})")
     _agents_md(ld, chain_dirs, file, mode)
+    _doc_notes(ld, env)
     return _finish(cwd, file, None, b, ld)
+
+
+def _doc_notes(ld: _Loader, env: Mapping[str, str]) -> None:
+    """Facts RuleLens cannot observe, stated where they matter (6, 11, 18, managed kind)."""
+    notes = ld.b.notes
+    if env.get(ADD_DIR_ENV) == "1":
+        notes.append(f"{ADD_DIR_ENV}=1: directories added with --add-dir also contribute their"
+                     f" CLAUDE.md; RuleLens sees only the start directory ({DOCS}).")
+    files = ld.b.files()
+    if any(f.kind == "rule" and f.when == "on-read" and "/.claude/rules/" in f.path
+           and not fsio.is_below(f.path, os.path.join(ld.cwd, ".claude"))
+           and fsio.is_below(f.path, ld.cwd) for f in files):
+        notes.append("Nested .claude/rules files do not load when the setting sources exclude"
+                     f" project settings ({DOCS}).")
+    long = [f.path for f in files if len(f.content) > OLD_LONG_WARNING]
+    if long:
+        notes.append(f"{', '.join(long)}: over {OLD_LONG_WARNING:,} characters, where older"
+                     " builds warned \"CLAUDE.md is too long\"; newer builds scale that warning"
+                     f" with the context window ({DOCS}).")
+    if any(f.kind == "managed" for f in files):
+        notes.append("The kind string Claude Code prints for the managed file is unconfirmed;"
+                     f" the render marks it ({DOCS}).")
 
 
 def _directory(ld: _Loader, d: str, file: str | None, when: When, why: str) -> None:

@@ -8,6 +8,7 @@ none of them means manual (``@rule-name`` only). Plain ``.md`` in ``.cursor/rule
 by current Cursor (2). Nested ``.cursor/rules`` are scoped to their folder (3, 6: whether
 their globs are relative to that folder or to the workspace is unconfirmed; both are tried
 and the view says which matched). Root AGENTS.md (7) and legacy ``.cursorrules`` (8).
+Tab and inline edit use no rules (9, a third-party guide): said in a note.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ ID = PROFILE.agent
 DISPLAY = PROFILE.display
 DOCS = "per Cursor docs, 2026-08"
 MAX_LINES = 500
+#: Fact 9, from a third-party guide (research: hktitan/cursor-sdk skill), not Cursor's docs.
+TAB_NOTE = ("Rules are not used by Tab completion or inline edit (per a third-party Cursor guide,"
+            " hktitan/cursor-sdk): this view is for Agent and Chat.")
 
 
 def _rel(file: str | None, base: str) -> str | None:
@@ -125,5 +129,6 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
         if fsio.is_file(p):
             b.skip(p, "not-read", f"Cursor does not read {name} ({DOCS})")
     b.notes.append("User and Team rules live in Cursor's settings, not in files: not shown.")
+    b.notes.append(TAB_NOTE)
     return AgentView(ID, DISPLAY, cwd, file, cwd, b.files(), b.not_loaded(),
                      notes=tuple(b.notes), basis="docs", basis_label=DOCS, rendered=None)

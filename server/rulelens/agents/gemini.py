@@ -8,6 +8,10 @@ de-duplicated by file identity and **sorted as strings**. Folder trust is on by 
 and a folder is trusted only by ``~/.gemini/trustedFolders.json`` (9a). On read (11-13):
 from the file's directory up to the same ceiling, only inside the start directory. Imports
 (15-21) expand inline, tree format. Framing (22): ``--- Context from: <path> ---``.
+Nothing below the start directory loads at start and no ignore file is consulted (8);
+files load whole, with no size limit (24). Extension context files (4) and the private
+user project memory (7) are named in a note, not read; ``loadMemoryFromIncludeDirectories``
+does not change start-up (10); the on-read why names the triggering tools (11).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rulelens.agents import fsio, profiles
+from rulelens.agents import fsio, profiles, safeio
 from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 
@@ -30,6 +34,17 @@ DEFAULT_NAME = PROFILE.base_names[0]
 MAX_IMPORT_DEPTH = PROFILE.imports.max_depth if PROFILE.imports else 5
 JIT_OPEN = "\n\n--- Newly Discovered Project Context ---\n"
 JIT_CLOSE = "\n--- End Project Context ---"
+#: Fact 11: the tools whose access to a path triggers on-read (JIT) context.
+JIT_TOOLS = "read_file, list_directory, write_file, replace or read_many_files"
+#: Fact 24: Gemini CLI has no size limit on context files; RuleLens reads up to its own
+#: text limit (64 MiB), far above any real file.
+NO_SIZE_LIMIT = safeio.TEXT_LIMIT
+SOURCE = "exact from Gemini CLI source @5411f113"
+#: Facts 4 and 7: tiers RuleLens does not read (extension manifests, the private
+#: per-project storage directory), stated rather than guessed.
+UNSEEN_TIERS = ("Also loaded at start, not shown here: context files of active extensions"
+                " and the private user project memory (MEMORY.md, else legacy names, in"
+                f" Gemini CLI's per-project storage directory) ({SOURCE}).")
 
 
 def gemini_dir(env: Mapping[str, str]) -> str:
@@ -319,7 +334,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     blocks: dict[str, list[tuple[str, str]]] = {"global": [], "project": [], "jit": []}
 
     def load(path: str, when: When, why: str, kind: str, tier: str) -> None:
-        data = fsio.read_bytes(path)
+        data = fsio.read_bytes(path, NO_SIZE_LIMIT)
         if isinstance(data, str):
             b.skip(path, "unreadable", f"cannot be read: {data}")
             return
@@ -358,6 +373,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
 
     if not trusted:
         b.notes.append("Untrusted folder: " + trust_why)
+    b.notes.append(UNSEEN_TIERS)
     if "AGENTS.md" not in s.names:
         b.notes.append("Gemini CLI reads AGENTS.md only when context.fileName lists it.")
     rendered = render(blocks)
@@ -389,8 +405,8 @@ def _on_read(cwd: str, file: str, s: Settings, gdir: str, ceiling: str, trusted:
                    f" {trust_why}")
             continue
         rel = os.path.relpath(os.path.dirname(p), cwd)
-        load(p, "on-read", f"{os.path.basename(p)} in {rel}/: added when a tool reads, lists or"
-             " edits a file below it (once per session)", "project", "jit")
+        load(p, "on-read", f"{os.path.basename(p)} in {rel}/: added when {JIT_TOOLS} touches a"
+             " path below it (once per session)", "project", "jit")
 
 
 def render(blocks: Mapping[str, list[tuple[str, str]]]) -> str:

@@ -126,3 +126,22 @@ def test_fact_2_rules_switched_off(base: Path, home: Path) -> None:
     assert skipped(v, base / ".ai/rules/a.md").reason == "rules-disabled"
     on = boost.view(str(base), str(base / "app/x.php"), env_for(home, BOOST_RULES_ENABLED="true"))
     assert loaded(on, "may") == [str(base / ".ai/rules/index.md"), str(base / ".ai/rules/a.md")]
+
+
+def test_facts_7_8_boost_writes_are_stated_not_performed(base: Path, home: Path) -> None:
+    """Facts 7-8: ``boost:install`` rewrites ``.ai/rules/boost/`` only with rules and scoped
+    guidelines on (else clears it); ``record-rule`` appends to the matching area file (never
+    ``boost/`` or ``index.md``) and rewrites the index. RuleLens only reads: the view states
+    the writes, labelled with the source, and leaves every file as it was."""
+    _project(base)
+    rule = write(base / ".ai" / "rules" / "orders.md", "---\npaths: [app/Orders/**]\n---\n# O")
+    managed = write(base / ".ai" / "rules" / "boost" / "scoped.md", "---\npaths: [a/**]\n---\n")
+    _index(base)
+    before = {p: p.read_bytes() for p in (rule, managed, base / ".ai" / "rules" / "index.md")}
+    v = _view(base, home, base / "app" / "Orders" / "Order.php")
+    note = next(n for n in v.notes if "boost:install" in n)
+    assert "deletes and rewrites .ai/rules/boost/" in note
+    assert "only when rules and BOOST_RULES_SCOPED_GUIDELINES are on, else clears it" in note
+    assert "never into boost/ or index.md, and rewrites index.md" in note
+    assert note.endswith("(exact from Laravel Boost source @8d8cb703).")
+    assert {p: p.read_bytes() for p in before} == before

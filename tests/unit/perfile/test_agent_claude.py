@@ -168,3 +168,84 @@ def test_fact_15_binary_files_are_not_imported(base: Path, home: Path) -> None:
     v = _view(base, home)
     assert skipped(v, base / "logo.png").reason == "import-binary"
     assert entry(v, base / "notes.md").imported_by == str(base / "CLAUDE.md")
+
+
+def test_fact_6_add_dir_claude_md_only_with_the_env_switch(base: Path, home: Path) -> None:
+    """Fact 6: ``--add-dir`` directories contribute CLAUDE.md only with
+    ``CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD=1``; RuleLens cannot see the flag, so the
+    view says so when the switch is on, labelled per the docs, and says nothing otherwise."""
+    write(base / "CLAUDE.md", "project")
+    on = _view(base, home, CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD="1")
+    note = next(n for n in on.notes if "--add-dir" in n)
+    assert note.startswith("CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD=1: directories added")
+    assert note.endswith("(per Claude Code docs, 2026-08).")
+    assert not any("--add-dir" in n for n in _view(base, home).notes)
+    off = _view(base, home, CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD="0")
+    assert not any("--add-dir" in n for n in off.notes)
+
+
+def test_fact_9_nested_files_say_how_they_are_framed(base: Path, home: Path) -> None:
+    """Fact 9: a nested CLAUDE.md is attached after the tool result as
+    ``Contents of <path>:``, once per conversation; its reason says so and it is not part of
+    the start-up render."""
+    write(base / "CLAUDE.md", "root")
+    write(base / "pkg" / "CLAUDE.md", "NESTED")
+    v = _view(base, home, base / "pkg" / "a.py")
+    f = entry(v, base / "pkg" / "CLAUDE.md")
+    assert f.when == "on-read"
+    assert ("attached after the tool result as `Contents of <path>:`, once per conversation"
+            " until compaction or /clear (per Claude Code docs, 2026-08)") in f.why
+    assert "NESTED" not in (v.rendered or "")
+
+
+def test_fact_11_nested_rules_note_the_setting_sources_gate(base: Path, home: Path) -> None:
+    """Fact 11: nested ``.claude/rules`` files do not load when the setting sources exclude
+    project settings; a view that loads one says so; a view without one does not."""
+    write(base / "pkg" / ".claude" / "rules" / "r.md", "nested rule")
+    v = _view(base, home, base / "pkg" / "a.py")
+    assert entry(v, base / "pkg" / ".claude" / "rules" / "r.md").when == "on-read"
+    assert ("Nested .claude/rules files do not load when the setting sources exclude project"
+            " settings (per Claude Code docs, 2026-08).") in v.notes
+    write(base / ".claude" / "rules" / "top.md", "start-dir rule")
+    assert not any("setting sources" in n for n in _view(base, home, base / "a.py").notes)
+
+
+def test_fact_18_too_long_warning_threshold_is_stated(base: Path, home: Path) -> None:
+    """Fact 18: the "CLAUDE.md is too long" warning scales with the context window; older
+    builds used 40,000 characters. A file over that gets the note; one under it does not."""
+    write(base / "CLAUDE.md", "x" * 40_000)
+    assert not any("too long" in n for n in _view(base, home).notes)
+    write(base / "CLAUDE.md", "x" * 40_001)
+    note = next(n for n in _view(base, home).notes if "too long" in n)
+    assert note.startswith(f"{base}/CLAUDE.md: over 40,000 characters")
+    assert "scale that warning with the context window (per Claude Code docs, 2026-08)" in note
+
+
+def test_fact_22_with_both_files_only_claude_md_is_read(base: Path, home: Path) -> None:
+    """Fact 22 (third-party report on 2.1.277): when CLAUDE.md and AGENTS.md both exist,
+    Claude reads only CLAUDE.md — also under the agents-md fallback option."""
+    write(base / "CLAUDE.md", "claude")
+    write(base / "AGENTS.md", "agents")
+    for opts in ({}, {"instructionFiles": "claude-md-or-agents-md"},
+                 {"projectInstructions": "agents-fallback"}):
+        write_json(home / ".claude" / "settings.json",
+                   {"pluginConfigs": {"agents-md@builtin": {"options": opts}}})
+        v = _view(base, home)
+        assert loaded(v) == [str(base / "CLAUDE.md")], opts
+        s = skipped(v, base / "AGENTS.md")
+        assert s.reason == "not-read"
+        assert "read it only when no CLAUDE.md exists" in s.detail
+
+
+def test_fact_23_managed_kind_string_is_unconfirmed(base: Path, home: Path) -> None:
+    """Fact 23: the managed file's kind string is UNCONFIRMED; the render marks it instead
+    of inventing one, and a note says so."""
+    managed = write(base / "etc" / "CLAUDE.md", "managed")
+    cwd = base / "repo"
+    cwd.mkdir()
+    v = _view(cwd, home, managed=managed)
+    assert (f"Contents of {managed} (kind string unconfirmed for the managed file):\n\nmanaged"
+            in (v.rendered or ""))
+    assert ("The kind string Claude Code prints for the managed file is unconfirmed; the"
+            " render marks it (per Claude Code docs, 2026-08).") in v.notes
+    assert not any("kind string" in n for n in _view(cwd, home).notes)

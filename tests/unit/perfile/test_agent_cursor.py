@@ -75,3 +75,13 @@ def test_facts_1_10_user_rules_are_not_files_and_the_frame_is_unknown(base: Path
     v = _view(base, home)
     assert any("User and Team rules" in n for n in v.notes)
     assert v.rendered is None and v.basis == "docs"
+
+
+def test_fact_9_tab_and_inline_edit_use_no_rules(base: Path, home: Path) -> None:
+    """Fact 9 (third-party guide): rules are not used by Tab or inline edit. RuleLens cannot
+    observe Tab; the view says so, naming the source as third-party, not Cursor's docs."""
+    write(base / ".cursor" / "rules" / "a.mdc", "---\nalwaysApply: true\n---\nalways")
+    v = _view(base, home, base / "x.ts")
+    assert ("Rules are not used by Tab completion or inline edit (per a third-party Cursor"
+            " guide, hktitan/cursor-sdk): this view is for Agent and Chat.") in v.notes
+    assert "per Cursor docs" not in cursor.TAB_NOTE

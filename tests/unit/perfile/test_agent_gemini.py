@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenttree import entry, env_for, loaded, skipped, write, write_json
+from agenttree import entry, env_for, git_init, loaded, skipped, write, write_json
 
 from rulelens.agents import gemini
 
@@ -294,3 +294,98 @@ def test_fact_21_flat_import_format(base: Path, home: Path) -> None:
     assert blocks == [f"--- File: {base} ---", f"--- File: {base}/b.md ---",
                       f"--- File: {base}/a.md ---"]
     assert f"--- File: {base}/b.md ---\nB\n--- End of File: {base}/b.md ---" in text
+
+
+def test_fact_4_7_extension_and_private_memory_tiers_are_named_not_read(
+        base: Path, home: Path) -> None:
+    """Facts 4 and 7: extension context files and the private user project memory load at
+    start; RuleLens does not read those tiers and says so, labelled with the source."""
+    (base / ".git").mkdir()
+    _trust(home, base)
+    v = _view(base, home)
+    note = next(n for n in v.notes if "extensions" in n)
+    assert "context files of active extensions" in note
+    assert "MEMORY.md, else legacy names" in note
+    assert note.endswith("(exact from Gemini CLI source @5411f113).")
+
+
+def test_fact_8_nothing_below_the_start_dir_at_start_and_no_ignore_files(
+        base: Path, home: Path) -> None:
+    """Fact 8: no downward BFS at start-up (a nested GEMINI.md below the start directory is
+    not loaded at start); ``.gitignore``/``.geminiignore`` are not consulted (a gitignored
+    GEMINI.md IS loaded); ``context.discoveryMaxDirs`` does not limit the walk."""
+    repo = git_init(base / "repo")
+    write(repo / ".gitignore", "GEMINI.md\n")
+    write(repo / ".geminiignore", "GEMINI.md\nsrc/\n")
+    write(repo / "GEMINI.md", "root, gitignored")
+    write(repo / "src" / "GEMINI.md", "src")
+    write(repo / "src" / "deep" / "GEMINI.md", "deep")
+    write(repo / "lib" / "GEMINI.md", "nested, below the start dir")
+    write_json(home / ".gemini" / "settings.json", {"context": {"discoveryMaxDirs": 1}})
+    _trust(home, repo)
+    v = _view(repo / "src" / "deep", home)
+    assert loaded(v, "start") == [str(repo / "GEMINI.md"), str(repo / "src" / "GEMINI.md"),
+                                  str(repo / "src" / "deep" / "GEMINI.md")]
+    at_root = _view(repo, home)
+    assert loaded(at_root) == [str(repo / "GEMINI.md")]
+    assert at_root.find(str(repo / "lib" / "GEMINI.md")) is None
+
+
+def test_fact_10_load_memory_from_include_directories_does_not_change_start_up(
+        base: Path, home: Path) -> None:
+    """Fact 10: ``context.loadMemoryFromIncludeDirectories`` only gates the refresh after
+    ``/directory add``; start-up loads the same files whatever its value."""
+    (base / ".git").mkdir()
+    write(base / "GEMINI.md", "root")
+    write(base / "sub" / "GEMINI.md", "sub")
+    _trust(home, base)
+    seen = []
+    for value in (True, False):
+        write_json(home / ".gemini" / "settings.json",
+                   {"context": {"loadMemoryFromIncludeDirectories": value}})
+        seen.append(loaded(_view(base / "sub", home)))
+    assert seen[0] == seen[1] == [str(base / "GEMINI.md"), str(base / "sub" / "GEMINI.md")]
+
+
+def test_fact_11_on_read_why_names_the_triggering_tools(base: Path, home: Path) -> None:
+    """Fact 11: JIT is triggered by read_file, list_directory, write_file, replace and
+    read_many_files; the on-read reason names them."""
+    (base / ".git").mkdir()
+    write(base / "pkg" / "GEMINI.md", "pkg")
+    _trust(home, base)
+    f = entry(_view(base, home, base / "pkg" / "x.ts"), base / "pkg" / "GEMINI.md")
+    assert f.when == "on-read"
+    assert ("read_file, list_directory, write_file, replace or read_many_files touches a path"
+            " below it (once per session)") in f.why
+
+
+def test_fact_23_global_goes_in_global_context_project_in_project_context(
+        base: Path, home: Path) -> None:
+    """Fact 23: the global tier is rendered inside ``<global_context>`` (the system
+    instruction), the project tier inside ``<project_context>`` (the first user message);
+    neither block appears in the other's wrapper."""
+    (base / ".git").mkdir()
+    write(home / ".gemini" / "GEMINI.md", "GLOBAL")
+    write(base / "GEMINI.md", "PROJECT")
+    _trust(home, base)
+    r = _view(base, home).rendered or ""
+    glob_part = r[r.index("<global_context>"):r.index("</global_context>")]
+    proj_part = r[r.index("<project_context>"):r.index("</project_context>")]
+    assert f"--- Context from: {home}/.gemini/GEMINI.md ---\nGLOBAL" in glob_part
+    assert "PROJECT" not in glob_part
+    assert f"--- Context from: {base}/GEMINI.md ---\nPROJECT" in proj_part
+    assert "GLOBAL" not in proj_part
+    assert r.index("</global_context>") < r.index("<project_context>")
+
+
+def test_fact_24_no_size_limit_a_large_file_loads_whole(base: Path, home: Path) -> None:
+    """Fact 24: no size limit on context files: a 5 MiB GEMINI.md (above the 4 MiB Claude
+    Code skips) is loaded whole, to its last byte."""
+    (base / ".git").mkdir()
+    body = ("rule line\n" * (5 * 1024 * 1024 // 10)) + "LAST"
+    write(base / "GEMINI.md", body)
+    _trust(home, base)
+    f = entry(_view(base, home), base / "GEMINI.md")
+    assert f.bytes == len(body) > 5 * 1024 * 1024 - 16
+    assert f.content == body.strip() and f.content.endswith("LAST")
+    assert f.truncated_at is None
