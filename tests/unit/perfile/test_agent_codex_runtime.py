@@ -1,9 +1,10 @@
 """Codex CLI profile, the facts of agent-profiles.md §1 that are not a file choice: case
 (16), joiners and the logged cut (20, 22), environments (23), the child-agents message
 (29, 34), the ``</INSTRUCTIONS>`` escape (32, upstream ``codex-rs/instructions``
-``user_instructions_escapes_embedded_closing_marker``), re-reads and re-sends (5, 33),
-config profiles (36) and a repository's ``.codex/config.toml`` (37). Where Codex's
-behaviour happens at run time, the test pins what RuleLens's view says about it."""
+``user_instructions_escapes_embedded_closing_marker``), re-reads and re-sends (5, 33), the
+top-level config keys (35), config profiles (36) and a repository's ``.codex/config.toml``
+(37). Where Codex's behaviour happens at run time, the test pins what RuleLens's view says
+about it."""
 
 from __future__ import annotations
 
@@ -162,3 +163,17 @@ def test_fact_37_repo_config_budget_is_said_to_be_unconfirmed(base: Path, home: 
     assert entry(v, base / "AGENTS.md").truncated_at is None and v.extra["budget"] == 32768
     (note,) = _notes(v, "37")
     assert str(base / ".codex" / "config.toml") in note and "unconfirmed" in note
+
+
+def test_fact_35_the_three_top_level_keys_are_read_together(base: Path, home: Path) -> None:
+    """Fact 35: ``$CODEX_HOME/config.toml`` top level sets ``project_doc_max_bytes``,
+    ``project_doc_fallback_filenames`` and ``project_root_markers`` (``-c`` overrides are
+    command-line only and not visible to RuleLens)."""
+    write(base / ".codex-root", "")
+    write(base / "AGENTS.md", "root doc")
+    write(base / "sub" / "GUIDE.md", "guide text")
+    v = _view(base / "sub", home, config='project_doc_max_bytes = 12\n'
+              'project_doc_fallback_filenames = ["GUIDE.md"]\n'
+              'project_root_markers = [".codex-root"]\n')
+    assert loaded(v) == [str(base / "AGENTS.md"), str(base / "sub" / "GUIDE.md")]
+    assert v.root == str(base) and entry(v, base / "sub" / "GUIDE.md").content == "guid"
