@@ -8,6 +8,7 @@ from pathlib import Path
 from agenttree import entry, env_for, loaded, skipped, write
 
 from rulelens.agents import boost
+from rulelens.agents.view import AgentView
 
 GUIDE = "<laravel-boost-guidelines>\n## Project Rules\n</laravel-boost-guidelines>\n"
 
@@ -18,7 +19,7 @@ def _project(base: Path) -> Path:
     return base
 
 
-def _view(base: Path, home: Path, file: Path | None = None) -> boost.AgentView:
+def _view(base: Path, home: Path, file: Path | None = None) -> AgentView:
     return boost.view(str(base), str(file) if file else None, env_for(home))
 
 

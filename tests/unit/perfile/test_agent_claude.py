@@ -8,10 +8,11 @@ from pathlib import Path
 from agenttree import entry, env_for, loaded, skipped, write, write_json
 
 from rulelens.agents import claude
+from rulelens.agents.view import AgentView
 
 
 def _view(cwd: Path, home: Path, file: Path | None = None, managed: Path | None = None,
-          **extra: str) -> claude.AgentView:
+          **extra: str) -> AgentView:
     return claude.view(str(cwd), str(file) if file else None, env_for(home, **extra),
                        managed=str(managed) if managed else "/nonexistent/CLAUDE.md")
 

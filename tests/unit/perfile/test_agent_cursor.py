@@ -7,9 +7,10 @@ from pathlib import Path
 from agenttree import entry, env_for, loaded, skipped, write
 
 from rulelens.agents import cursor
+from rulelens.agents.view import AgentView
 
 
-def _view(base: Path, home: Path, file: Path | None = None) -> cursor.AgentView:
+def _view(base: Path, home: Path, file: Path | None = None) -> AgentView:
     return cursor.view(str(base), str(file) if file else None, env_for(home))
 
 

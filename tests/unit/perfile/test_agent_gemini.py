@@ -9,13 +9,14 @@ from pathlib import Path
 from agenttree import entry, env_for, git_init, loaded, skipped, write, write_json
 
 from rulelens.agents import gemini
+from rulelens.agents.view import AgentView
 
 
 def _trust(home: Path, folder: Path, level: str = "TRUST_FOLDER") -> None:
     write_json(home / ".gemini" / "trustedFolders.json", {str(folder): level})
 
 
-def _view(cwd: Path, home: Path, file: Path | None = None, **extra: str) -> gemini.AgentView:
+def _view(cwd: Path, home: Path, file: Path | None = None, **extra: str) -> AgentView:
     return gemini.view(str(cwd), str(file) if file else None, env_for(home, **extra))
 
 
