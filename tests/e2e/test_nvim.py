@@ -12,6 +12,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -39,28 +40,37 @@ def _nvim(version: str) -> str:
     pytest.skip(f"Neovim {version} not installed")
 
 
+def run_driver(nvim: str, driver: pathlib.Path, demo: dict[str, str], tmp_path: pathlib.Path,
+               extra_env: dict[str, str] | None = None, seconds: int = 150) -> dict[str, Any]:
+    """Run a Lua driver in headless Neovim on the demo, with a clean environment and the
+    real server; return the JSON it wrote, after checking it exited 0."""
+    xdg = tmp_path / "xdg"
+    out = tmp_path / "result.json"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GROK_", "XAI_", "XDG_", "NVIM", "VIM"))}
+    env.update(HOME=demo["home"], GROK_HOME=demo["grok_home"], OUT=str(out),
+               WS=demo["repo"], RULELENS_PLUGIN=str(ROOT / "nvim"),
+               RULELENS_CMD=json.dumps([sys.executable, "-m", "rulelens", "serve"]),
+               XDG_CONFIG_HOME=str(xdg / "config"), XDG_DATA_HOME=str(xdg / "data"),
+               XDG_STATE_HOME=str(xdg / "state"), XDG_CACHE_HOME=str(xdg / "cache"),
+               **(extra_env or {}))
+    proc = subprocess.run(
+        ["timeout", "-k", "5", str(seconds), nvim, "--headless", "-u", "NONE", "-i", "NONE",
+         "-n", "-c", f"luafile {driver}"],
+        cwd=demo["repo"], env=env, capture_output=True, text=True, timeout=seconds + 30,
+        stdin=subprocess.DEVNULL)
+    assert out.exists(), proc.stdout + proc.stderr
+    res: dict[str, Any] = json.loads(out.read_text())
+    assert proc.returncode == 0, (res.get("error"), res.get("steps"), proc.stderr[-2000:])
+    return res
+
+
 @pytest.mark.parametrize("version", sorted(NVIMS))
 def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None:
     nvim = _nvim(version)
     demo = build(str(tmp_path / "demo"))
     repo, home = demo["repo"], demo["home"]
-    xdg = tmp_path / "xdg"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GROK_", "XAI_", "XDG_", "NVIM", "VIM"))}
-    env.update(HOME=home, GROK_HOME=demo["grok_home"], OUT=str(tmp_path / "result.json"),
-               WS=repo, RULELENS_PLUGIN=str(ROOT / "nvim"),
-               RULELENS_CMD=json.dumps([sys.executable, "-m", "rulelens", "serve"]),
-               XDG_CONFIG_HOME=str(xdg / "config"), XDG_DATA_HOME=str(xdg / "data"),
-               XDG_STATE_HOME=str(xdg / "state"), XDG_CACHE_HOME=str(xdg / "cache"))
-    proc = subprocess.run(
-        ["timeout", "-k", "5", "150", nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
-         "-c", f"luafile {DRIVER}"],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=180,
-        stdin=subprocess.DEVNULL)
-    result_file = tmp_path / "result.json"
-    assert result_file.exists(), proc.stdout + proc.stderr
-    res = json.loads(result_file.read_text())
-    assert proc.returncode == 0, (res.get("error"), res.get("steps"), proc.stderr[-2000:])
+    res = run_driver(nvim, DRIVER, demo, tmp_path)
     assert res["version"] == version
     assert res["steps"] == ["attached", "lenses", "sidebar", "followed", "chainChanged",
                             "agents", "hover"]

@@ -5,14 +5,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
-from test_nvim import NVIMS, ROOT, _nvim, build  # the same Neovim discovery
+from test_nvim import NVIMS, ROOT, _nvim, build, run_driver  # the same Neovim discovery
 
 DRIVER = ROOT / "tests" / "e2e" / "nvim" / "memory_driver.lua"
 
@@ -21,25 +18,8 @@ DRIVER = ROOT / "tests" / "e2e" / "nvim" / "memory_driver.lua"
 def test_memory_commands_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None:
     nvim = _nvim(version)
     demo = build(str(tmp_path / "demo"))
-    repo, home = demo["repo"], demo["home"]
-    xdg = tmp_path / "xdg"
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GROK_", "XAI_", "XDG_", "NVIM", "VIM"))}
-    env.update(HOME=home, GROK_HOME=demo["grok_home"], OUT=str(tmp_path / "result.json"),
-               WS=repo, RULELENS_PLUGIN=str(ROOT / "nvim"),
-               RULELENS_CACHE_DIR=str(tmp_path / "cache"),
-               RULELENS_CMD=json.dumps([sys.executable, "-m", "rulelens", "serve"]),
-               XDG_CONFIG_HOME=str(xdg / "config"), XDG_DATA_HOME=str(xdg / "data"),
-               XDG_STATE_HOME=str(xdg / "state"), XDG_CACHE_HOME=str(xdg / "cache"))
-    proc = subprocess.run(
-        ["timeout", "-k", "5", "150", nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
-         "-c", f"luafile {DRIVER}"],
-        cwd=repo, env=env, capture_output=True, text=True, timeout=180,
-        stdin=subprocess.DEVNULL)
-    result_file = tmp_path / "result.json"
-    assert result_file.exists(), proc.stdout + proc.stderr
-    res = json.loads(result_file.read_text())
-    assert proc.returncode == 0, (res.get("error"), res.get("steps"), proc.stderr[-2000:])
+    res = run_driver(nvim, DRIVER, demo, tmp_path,
+                     extra_env={"RULELENS_CACHE_DIR": str(tmp_path / "cache")})
     assert res["version"] == version
     assert res["steps"] == ["attached", "picker", "best", "explain", "status", "context",
                             "remember"]
