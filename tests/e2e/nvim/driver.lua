@@ -1,36 +1,10 @@
 -- Headless end-to-end driver for the RuleLens Neovim plugin (same file for 0.7.2 and 0.11).
 -- Usage: timeout -k 5 120 nvim --headless -u NONE -i NONE -n -c "luafile driver.lua"
 -- Env: RULELENS_PLUGIN (the nvim/ dir), RULELENS_CMD (JSON list), WS (repo), OUT (json)
-local out_path = assert(os.getenv("OUT"))
-local ws = assert(os.getenv("WS"))
-local results = { steps = {} }
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
+local ws, results, step, finish = H.ws, H.results, H.step, H.finish
+local sidebar_lines, sidebar_has = H.sidebar_lines, H.sidebar_has
 
-local function step(name) table.insert(results.steps, name) end
-local function finish(code)
-  local f = io.open(out_path, "w")
-  f:write(vim.fn.json_encode(results))
-  f:close()
-  local rl = package.loaded["rulelens"]
-  if rl then
-    for _, c in ipairs(rl.get_clients()) do
-      if vim.fn.has("nvim-0.11") == 1 then c:stop() else c.stop() end
-    end
-    vim.wait(3000, function() return #rl.get_clients() == 0 end, 50)
-  end
-  vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
-end
-
-local function sidebar_lines()
-  local s = require("rulelens.sidebar")._state
-  if not (s.buf and vim.api.nvim_buf_is_valid(s.buf)) then return {} end
-  return vim.api.nvim_buf_get_lines(s.buf, 0, -1, false)
-end
-local function sidebar_has(pattern)
-  for _, l in ipairs(sidebar_lines()) do
-    if l:find(pattern, 1, true) then return true end
-  end
-  return false
-end
 local function lens_titles(bufnr)
   local out = {}
   for _, l in ipairs(vim.lsp.codelens.get(bufnr)) do

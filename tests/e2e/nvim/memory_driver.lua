@@ -1,23 +1,7 @@
 -- Headless end-to-end driver for the RuleLens memory commands (0.7.2 and 0.11).
 -- Env: RULELENS_PLUGIN (the nvim/ dir), RULELENS_CMD (JSON list), WS (repo), OUT (json)
-local out_path = assert(os.getenv("OUT"))
-local ws = assert(os.getenv("WS"))
-local results = { steps = {} }
-local function step(name) table.insert(results.steps, name) end
-
-local function finish(code)
-  local f = io.open(out_path, "w")
-  f:write(vim.fn.json_encode(results))
-  f:close()
-  local rl = package.loaded["rulelens"]
-  if rl then
-    for _, c in ipairs(rl.get_clients()) do
-      if vim.fn.has("nvim-0.11") == 1 then c:stop() else c.stop() end
-    end
-    vim.wait(3000, function() return #rl.get_clients() == 0 end, 50)
-  end
-  vim.cmd(code == 0 and "qall!" or ("cquit! " .. code))
-end
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
+local ws, results, step, finish = H.ws, H.results, H.step, H.finish
 
 -- vim.ui.select is the picker's API (no Telescope/fzf-lua here): record what it is shown
 -- and choose the first item, as a user pressing <CR> would.
