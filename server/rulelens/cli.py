@@ -112,28 +112,21 @@ def trust_line(chain: Chain) -> str:
             f" {trust.reason}")
 
 
-def installed_version_note(chosen: AgentProfile) -> str | None:
-    """If the profile's executable is on ``PATH``, compare its ``--version`` with the
-    profile's version; a sentence when they differ, else ``None`` (never an error)."""
-    import re
-    import shutil
-    import subprocess
-
-    if chosen.executable is None:
-        return None
-    exe = shutil.which(chosen.executable)
-    if exe is None:
-        return None
-    try:
-        done = subprocess.run([exe, "--version"], capture_output=True, timeout=3, check=False,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    found = re.search(r"\d+\.\d+\.\d+", done.stdout.decode("utf-8", "replace"))
-    if found is None or found.group(0) == chosen.version:
-        return None
-    return (f"{exe} is version {found.group(0)}; this chain is {chosen.id}'s"
-            " (pick another with --agent; `rulelens agents` lists them)")
+def why_empty(chain: Chain, chosen: AgentProfile) -> str:
+    """One line for a chain with no files: why nothing loads, and what to do next."""
+    where = display_path(chain.cwd)
+    head = f"{chosen.display} ({chosen.id}) loads no instruction file in {where}"
+    if chain.withheld:
+        return (f"{head}: {len(chain.withheld)} project file(s) withheld because the folder is"
+                " not trusted; preview them with --trust trusted, or trust the folder in"
+                f" {chosen.display} (`grok --trust`)")
+    if chain.skipped:
+        return (f"{head}: {len(chain.skipped)} file(s) found but not loaded;"
+                " `rulelens chain` says why for each")
+    names = ", ".join(chosen.names()[:4])
+    dirs = ", ".join(d.path for d in chosen.rules_dirs[:2])
+    return (f"{head}: none of {names}, … nor {dirs} there or in the folders above it, and"
+            " none in its home; `rulelens chain --agent all` shows the other agents")
 
 
 def _multi_agent(args: argparse.Namespace) -> bool:
@@ -183,7 +176,7 @@ def _cmd_chain(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json_text(chain.to_json()))
     else:
-        sys.stdout.write(format_chain(chain, installed_version_note(chosen)))
+        sys.stdout.write(format_chain(chain))
     return 0
 
 
@@ -196,6 +189,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
         raise UsageError(f"{chosen.id} has no `{frame}` frame (it has:"
                          f" {', '.join(chosen.renderers)})")
     chain = chain_for_path(args.path, agent=chosen.id, trust=args.trust)
+    if not chain.files:
+        print(f"rulelens: nothing to render: {why_empty(chain, chosen)}", file=sys.stderr)
+        return 0
     if all(f.held for f in chain.files):
         text = render_rules_for(chain, chosen) if frame == "rules" else render(chain.files)
         pieces: Iterable[str] = (text,)
@@ -285,6 +281,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         sys.stdout.write(json_text(inspect_json(chain, env, chosen)))
     else:
         sys.stdout.write(format_inspect(chain, env, chosen))
+        if not chain.files:  # stdout stays `grok inspect`'s text; the reason goes to stderr
+            print(f"rulelens: {why_empty(chain, chosen)}", file=sys.stderr)
     return 0
 
 
@@ -318,9 +316,9 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from rulelens.lsp.server import serve_stdio  # pygls loads only for `serve`
+    from rulelens.startup import serve  # pygls loads only for `serve`
 
-    return serve_stdio()
+    return serve()
 
 
 def _register_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

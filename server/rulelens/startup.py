@@ -48,8 +48,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return cli_main(args)
 
 
+#: What `rulelens serve` says when a person, not an editor, started it.
+TERMINAL_NOTE = ("rulelens serve: the RuleLens language server, speaking LSP on stdin/stdout."
+                 " Editors start it themselves (docs/editors.md); to see what loads here, run"
+                 " `rulelens chain --agent all`. Waiting for a client; Ctrl-C quits.")
+
+
 def serve() -> int:
     """Import the server with attrs' generated code cached, then serve over stdio."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        print(TERMINAL_NOTE, file=sys.stderr, flush=True)
     with GeneratedCodeCache(cache_file()).active():
         from rulelens.lsp.server import serve_stdio
     return serve_stdio()

@@ -182,7 +182,8 @@ def test_render_byte_exact(fake: Fake) -> None:
 
 def test_render_empty_when_nothing_loads(fake: Fake) -> None:
     done = fake.run("render", str(fake.repo))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, done.stdout) == (0, b"")  # nothing injected: nothing on stdout
+    assert done.stderr.startswith(b"rulelens: nothing to render: Grok (grok@1.0.6) loads no")
     result = fake.chain(str(fake.repo))
     assert result["files"] == [] and result["skipped"] == []
 
