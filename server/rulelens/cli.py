@@ -315,6 +315,57 @@ def _agent_options(p: argparse.ArgumentParser) -> None:
                    help="where the agent session starts (default: PATH's directory)")
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from rulelens.sessions import verify  # session readers load only for `verify`
+
+    if not args.agent:
+        raise UsageError("verify needs --agent ID (grok, claude, codex, gemini, cursor,"
+                         " copilot, boost)")
+    from rulelens.multichain import parse_agents
+
+    try:
+        agents = parse_agents(args.agent)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if len(agents) != 1:
+        raise UsageError("verify takes one agent, not a list or `all`")
+    path = checked_path(args.path) if args.path else None
+    if args.cwd is not None:
+        cwd = checked_path(args.cwd)
+    elif path is not None:
+        cwd = path if os.path.isdir(path) else os.path.dirname(path)
+    else:
+        cwd = os.path.abspath(".")
+    if not os.path.isdir(cwd):
+        raise UsageError(f"{args.cwd}: not a directory")
+    try:
+        result = verify.verify(agents[0], cwd, path or cwd, os.environ, _grok_resolve(args),
+                               args.session)
+    except ValueError as exc:  # SessionNotFound, an unknown agent
+        raise UsageError(str(exc)) from None
+    if args.json:
+        sys.stdout.write(json_text(result))
+    else:
+        sys.stdout.write(verify.format_text(result))
+    return verify.exit_code(result)
+
+
+def _register_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("verify", help="compare the agent's last session in DIR with what"
+                       " RuleLens predicts it loads")
+    p.add_argument("path", nargs="?", default=None, help="file or directory (default: DIR)")
+    p.add_argument("--agent", default=None, metavar="ID",
+                   help="grok, claude, codex, gemini (cursor, copilot, boost: unknown)")
+    p.add_argument("--cwd", default=None, metavar="DIR",
+                   help="where the session started (default: PATH's directory, else .)")
+    p.add_argument("--session", default="latest", metavar="latest|ID|FILE",
+                   help="the newest session recorded in DIR (default), a session id, or a"
+                   " session file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _trust_option(p)
+    p.set_defaults(func=_cmd_verify)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from rulelens.startup import serve  # pygls loads only for `serve`
 
@@ -345,6 +396,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]],
     _register_serve,
     _register_memory,
     _register_lint,
+    _register_verify,
 ]
 
 

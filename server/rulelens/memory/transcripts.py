@@ -49,6 +49,7 @@ from rulelens.memory.beneath import Refused, SkippedFile, lstat_beneath, open_be
 from rulelens.memory.best import coverage
 from rulelens.memory.search import extract_keywords, fts_match
 from rulelens.memory.words import split_words
+from rulelens.sessions.jsonl import bounded_lines
 
 SOURCE = "transcript"
 LABEL = "not searched by the agent's memory tools"
@@ -232,29 +233,9 @@ def _chunk(line: bytes) -> tuple[Role, str | None, float | None, str] | None:
 
 def _lines(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes | None]]:
     """(length, line) of each complete line (its ``\\n`` included); the line is None when
-    it is longer than :data:`MAX_LINE` (counted, not held). A torn last line is dropped."""
-    held = bytearray()
-    dropped = 0  # bytes of an over-long line already let go
-    for chunk in chunks:
-        start = 0
-        while True:
-            nl = chunk.find(b"\n", start)
-            end = len(chunk) if nl < 0 else nl + 1
-            if dropped:
-                dropped += end - start
-            else:
-                held += chunk[start:end]
-                if len(held) > MAX_LINE:
-                    dropped, held = len(held), bytearray()
-            if nl < 0:
-                break
-            if dropped:
-                yield dropped, None
-                dropped = 0
-            else:
-                yield len(held), bytes(held)
-                held = bytearray()
-            start = end
+    it is longer than :data:`MAX_LINE` (counted, not held). A torn last line is dropped.
+    The splitter every session reader shares (:mod:`rulelens.sessions.jsonl`)."""
+    return bounded_lines(chunks, MAX_LINE)
 
 
 def parse_updates(chunks: Iterable[bytes], offset: int = 0, line_no: int = 0
