@@ -8,7 +8,10 @@ only) are for the editor and are left out unless ``--hints`` is given.
 
 ``--fix`` applies *safe* fixes only: edits of an instruction file's own text, one at a
 time with a re-lint in between; it never renames, moves or deletes a file and never
-edits any other file (those fixes are offered in the editor, with a preview). ``--diff``
+edits any other file (those fixes are offered in the editor, with a preview). A file is
+written only if it still holds the bytes that were linted (compare-and-swap under a lock,
+see :mod:`rulelens.lint.fixes`); otherwise one line says it changed, nothing is written
+and the exit code is 1. ``--diff``
 prints what ``--fix`` would change and changes nothing (exit 1 when it would change
 something).
 """
@@ -25,7 +28,7 @@ from collections.abc import Iterable, Iterator
 
 from rulelens.agents.profiles import UnknownAgent, grok_profile
 from rulelens.lint import output
-from rulelens.lint.fixes import write_atomic
+from rulelens.lint.fixes import write_if_unchanged
 from rulelens.lint.parallel import default_jobs, lint_files
 from rulelens.lint.session import LintSession
 from rulelens.lint.walk import iter_instruction_files
@@ -70,27 +73,35 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
-def _fix(linter: LintSession, files: list[str], write: bool, base: str) -> int:
-    """Apply (``write``) or show the safe fixes of ``files``; the number of files changed."""
-    changed = 0
+def _fix(linter: LintSession, files: list[str], write: bool, base: str) -> tuple[int, int]:
+    """Apply (``write``) or show the safe fixes of ``files``: ``(files changed, files
+    left alone because they changed since they were linted or could not be written)``."""
+    changed = refused = 0
     for f in files:
         result = linter.fixed_text(f)
         if result is None:
             continue
-        before, after, notes = result
+        raw, before, after, notes = result
+        if after == before:
+            for note in notes:
+                print(f"rulelens: {note}", file=sys.stderr)
+            continue
+        if write:
+            # Compare-and-swap: written only if the file still holds the linted bytes.
+            problem = write_if_unchanged(f, raw, after.encode("utf-8", "surrogateescape"))
+            if problem is not None:
+                print(f"rulelens: {problem}", file=sys.stderr)
+                refused += 1
+                continue
         for note in notes:
             print(f"rulelens: {note}", file=sys.stderr)
-        if after == before:
-            continue
         changed += 1
-        if write:
-            write_atomic(f, after)
-        else:
+        if not write:
             name = output.display_path(f, base)
             sys.stdout.writelines(difflib.unified_diff(
                 before.splitlines(keepends=True), after.splitlines(keepends=True),
                 f"a/{name}", f"b/{name}"))
-    return changed
+    return changed, refused
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -110,9 +121,10 @@ def _run(args: argparse.Namespace) -> int:
     linter = LintSession(env, resolver=Resolver(env, chosen, "trusted"), hints=args.hints)
     files = collect(args.paths, linter.env)
     if args.diff:
-        return 1 if _fix(linter, files, False, base) else 0
+        return 1 if _fix(linter, files, False, base)[0] else 0
+    refused = 0
     if args.fix:
-        _fix(linter, files, True, base)
+        refused = _fix(linter, files, True, base)[1]
         linter.invalidate(None)  # the files changed: lint them as they are now
     jobs = args.jobs if args.jobs else default_jobs()
     findings, problems = lint_files(linter, files, jobs)
@@ -129,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(output.to_github(findings, base))
     else:
         sys.stdout.write(output.to_text(findings, base, problems))
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    return 1 if refused or any(f.severity == "error" for f in findings) else 0
 
 
 def _explain(args: argparse.Namespace) -> int:

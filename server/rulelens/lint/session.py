@@ -20,7 +20,7 @@ from rulelens.lint.caches import LintCaches
 from rulelens.lint.config import LintConfig, load_config
 from rulelens.lint.disk import Disk, Snapshot
 from rulelens.lint.engine import lint_document
-from rulelens.lint.fixes import FixError, apply_text_edits, read_text
+from rulelens.lint.fixes import FixError, apply_text_edits
 from rulelens.lint.model import Finding, Range, TextEdit
 from rulelens.lint.registry import CHECKS
 from rulelens.rules import AgentEnvironment, Resolver
@@ -155,16 +155,19 @@ class LintSession:
         return lint_document(path, text, chain, config, self.caches)
 
     # -------------------------------------------------------------------- fix
-    def fixed_text(self, path: str, max_steps: int = 25) -> tuple[str, str, list[str]] | None:
-        """``(text on disk, text with every safe fix applied, messages)`` for ``path``;
-        ``None`` when it cannot be read as UTF-8 text. Nothing is written.
+    def fixed_text(self, path: str, max_steps: int = 25
+                   ) -> tuple[bytes, str, str, list[str]] | None:
+        """``(bytes on disk, their text, text with every safe fix applied, messages)`` for
+        ``path``; ``None`` when it cannot be read as UTF-8 text. Nothing is written (the
+        bytes are what a write must find still there: :func:`fixes.write_if_unchanged`).
 
         Safe fixes are edits of the document's own text (see :meth:`Context.emit`); they
         are applied one at a time, re-linting the new text in between. Renames, moves and
         edits of other files are unsafe: offered in the editor, never applied here.
         """
         try:
-            original = read_text(path)
+            raw = safeio.read_bytes(path, safeio.TEXT_LIMIT)
+            original = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
         text = original
@@ -188,4 +191,4 @@ class LintSession:
                 notes.append(f"{path}: could not apply '{fix.title}': {exc}")
                 break
             notes.append(f"{path}: fixed {code}: {fix.title}")
-        return original, text, notes
+        return raw, original, text, notes
