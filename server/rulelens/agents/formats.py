@@ -15,7 +15,7 @@ from typing import Literal
 
 FormatKind = Literal[
     "named", "grok-rule", "claude-rule", "cursor-rule", "boost-rule",
-    "copilot-instructions", "copilot-repo", "windsurf-rule", "legacy", "other",
+    "copilot-instructions", "copilot-repo", "windsurf-rule", "kiro-steering", "legacy", "other",
 ]
 
 
@@ -62,6 +62,11 @@ FORMATS: tuple[Format, ...] = (
     Format("windsurf-rule", "Windsurf", ".devin", "rules",
            frozenset({"trigger", "description", "globs"}), "globs", strict_yaml=True,
            unscoped="the glob trigger has no patterns"),
+    Format("kiro-steering", "Kiro", ".kiro", "steering",
+           frozenset({"inclusion", "fileMatchPattern", "name", "description"}),
+           "fileMatchPattern", strict_yaml=True,
+           unscoped="an `inclusion: fileMatch` file without `fileMatchPattern` is never"
+                    " included"),
     Format("copilot-repo", "Copilot"),
     Format("named", "Grok"),
     Format("legacy", "The agent"),

@@ -22,7 +22,8 @@ from rulelens.lint.formats import NAMED_FILES
 PACKAGE_MARKERS = ("package.json", "pyproject.toml", "setup.py", "Cargo.toml", "go.mod",
                    "composer.json", "Gemfile", "pom.xml", "build.gradle", "deno.json")
 #: Directories whose presence next to a file says "agents are configured here".
-AGENT_DIRS = (".claude", ".grok", ".cursor", ".github/instructions", ".windsurf", ".ai")
+AGENT_DIRS = (".claude", ".grok", ".cursor", ".github/instructions", ".windsurf", ".ai",
+              ".kiro")
 #: Directories that hold dependencies or build output, never instructions.
 NOT_SOURCE = frozenset({"node_modules", "vendor", "dist", "build", "out", "site", "_build",
                         ".next", ".nuxt", ".docusaurus", ".svelte-kit", "target",

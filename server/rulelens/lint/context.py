@@ -88,6 +88,11 @@ class Context:
             spelled = canonical(root)
         return tuple(dict.fromkeys((root.rstrip(os.sep), spelled.rstrip(os.sep)))), home
 
+    @property
+    def home_dir(self) -> str:
+        """The home directory messages abbreviate as ``~`` (``""`` for ``/``)."""
+        return self._bases[1]
+
     def has(self, code: str) -> bool:
         return any(f.code == code for f in self.findings)
 

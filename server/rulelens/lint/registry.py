@@ -164,6 +164,22 @@ CHECKS: tuple[Check, ...] = (
        " `---` on line 1 (\"add frontmatter\" is not reported).",
        ("issue #14 survey (two `.github/instructions` files)", "VS Code custom instructions"),
        True),
+    _c("RL120", "mode-value", "frontmatter", "error",
+       "Windsurf `trigger` or Kiro `inclusion` has a value the agent does not define",
+       "Windsurf documents four triggers (`always_on`, `glob`, `model_decision`, `manual`) and"
+       " Kiro four inclusion modes (`always`, `fileMatch`, `manual`, `auto`). Another value"
+       " (a typo, another tool's word such as `always`) is not documented to do anything, so"
+       " the file is not applied the way its author meant. The fix corrects the case where"
+       " only the case is wrong.",
+       ("docs.windsurf.com cascade memories (rule triggers)", "kiro.dev/docs/steering"), True),
+    _c("RL121", "scope-never-fires", "frontmatter", "warning",
+       "A glob-triggered rule that can never fire",
+       "A Windsurf `trigger: glob` without `globs`, or a Kiro `inclusion: fileMatch` without"
+       " `fileMatchPattern`, matches no file. Kiro `fileMatch` steering in the global"
+       " `~/.kiro/steering` folder never triggers at all (observed in Kiro 0.12.263; the docs"
+       " do not say so): only workspace steering is matched against files.",
+       ("docs.windsurf.com cascade memories", "kiro.dev/docs/steering",
+        "kirodotdev/Kiro#9176 (observed, 0.12.263)"), False),
     # -------------------------------------------------------------------- discovery
     _c("RL201", "gitignored", "discovery", "warning",
        "Instruction file is gitignored, so Grok skips it",

@@ -102,6 +102,15 @@ CASES: list[Case] = [
          ".github/instructions/py.instructions.md",
          {**SRC, ".github/instructions/py.instructions.md": COPILOT_OK},
          says="Missing opening `---` on line 1"),
+    Case("RL120", {**SRC, ".windsurf/rules/py.md": "---\ntrigger: Always_On\n---\nHints.\n"},
+         ".windsurf/rules/py.md",
+         {**SRC, ".windsurf/rules/py.md": "---\ntrigger: always_on\n---\nHints.\n"},
+         says="is not one of always_on"),
+    Case("RL121", {**SRC, ".kiro/steering/py.md": "---\ninclusion: fileMatch\n---\nHints.\n"},
+         ".kiro/steering/py.md",
+         {**SRC, ".kiro/steering/py.md":
+          '---\ninclusion: fileMatch\nfileMatchPattern: "src/**/*.py"\n---\nHints.\n'},
+         says="never includes"),
     # ------------------------------------------------------------- discovery
     Case("RL201", {".gitignore": "*.log\nCLAUDE.local.md\n", "CLAUDE.local.md": "Mine.\n"},
          "CLAUDE.local.md", {".gitignore": "*.log\n", "CLAUDE.local.md": "Mine.\n"},

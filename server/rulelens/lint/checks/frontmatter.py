@@ -4,8 +4,9 @@ Per-format key tables come from the research file §b: ``.claude/rules`` and Lar
 ``.ai/rules`` read ``paths`` (a list of globs); Cursor ``.mdc`` reads ``description``,
 ``globs``, ``alwaysApply``; Copilot ``.instructions.md`` reads ``applyTo`` and
 ``excludeAgent`` (VS Code adds ``name``, ``description``); Windsurf reads ``trigger``,
-``description``, ``globs``. Grok strips rule frontmatter without reading any key, so Grok
-rules only get the syntax checks.
+``description``, ``globs`` (``trigger`` one of four); Kiro steering reads ``inclusion``,
+``fileMatchPattern``, ``name``, ``description``. Grok strips rule frontmatter without reading
+any key, so Grok rules only get the syntax checks.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from rulelens.lint.model import FileRename, Fix, Range, TextEdit
 
 CODES = ("RL101", "RL102", "RL103", "RL104", "RL105", "RL106", "RL107", "RL108", "RL109",
          "RL110", "RL111", "RL112", "RL113", "RL114", "RL115", "RL116", "RL117", "RL118",
-         "RL119")
+         "RL119", "RL120", "RL121")
 
 # Per-format tables, read from the format rows (rulelens.agents.formats).
 ALLOWED: dict[str, frozenset[str]] = {
@@ -91,9 +92,9 @@ def run(ctx: Context) -> None:
     elif kind == "copilot-instructions":
         _copilot(ctx, fm)
     elif kind == "windsurf-rule":
-        f = fm.get("globs")
-        if f is not None:
-            _glob_values(ctx, f, split_strings=True)
+        _windsurf(ctx, fm)
+    elif kind == "kiro-steering":
+        _kiro(ctx, fm)
 
 
 # -------------------------------------------------------------------- named files
@@ -314,6 +315,68 @@ def _copilot(ctx: Context, fm: ParsedFrontmatter) -> None:
         ctx.emit("RL112", f"`excludeAgent` must be `code-review` or `coding-agent`, not"
                  f" {_show(ex.value)}.",
                  ex.value_range)
+
+
+def _mode(ctx: Context, fm: ParsedFrontmatter, key: str, allowed: tuple[str, ...],
+          default: str | None) -> str | None:
+    """The value of a mode key (Windsurf ``trigger``, Kiro ``inclusion``); RL105 for a
+    non-string, RL120 for a value outside ``allowed``; ``None`` when unusable."""
+    f = fm.get(key)
+    if f is None or f.value is None:
+        return default
+    agent = AGENT[ctx.doc.fmt.kind]
+    if not isinstance(f.value, str):
+        ctx.emit("RL105", f"`{key}` must be one of {', '.join(allowed)}, not"
+                 f" {_type_name(f.value)}.", f.value_range)
+        return None
+    if f.value not in allowed:
+        near = next((a for a in allowed if a.lower() == f.value.strip().lower()), None)
+        fixes = [Fix(f"Write `{key}: {near}`", "safe",
+                     (TextEdit(ctx.doc.path, f.value_range, near),))] if near else []
+        ctx.emit("RL120", f"`{key}: {f.value}` is not one of {', '.join(allowed)}: {agent}"
+                 " documents no other value, so it does not apply the file as intended.",
+                 f.value_range, fixes=fixes)
+        return None
+    return f.value
+
+
+def _windsurf(ctx: Context, fm: ParsedFrontmatter) -> None:
+    """Windsurf rules: the trigger, and the globs a ``glob`` trigger needs."""
+    trigger = _mode(ctx, fm, "trigger", ("always_on", "glob", "model_decision", "manual"),
+                    None)
+    globs = fm.get("globs")
+    has_globs = globs is not None and globs.value not in (None, "", [])
+    if globs is not None and has_globs:
+        _glob_values(ctx, globs, split_strings=True)
+    if trigger == "glob" and not has_globs:
+        ctx.emit("RL121", "`trigger: glob` without `globs`: the rule matches no file, so it"
+                 " never applies.", ctx.doc.line_range(fm.block.start_line))
+
+
+def _kiro(ctx: Context, fm: ParsedFrontmatter) -> None:
+    """Kiro steering: ``inclusion`` and the ``fileMatchPattern`` a ``fileMatch`` needs."""
+    inclusion = _mode(ctx, fm, "inclusion", ("always", "fileMatch", "manual", "auto"),
+                      "always")
+    pattern = fm.get("fileMatchPattern")
+    has_pattern = pattern is not None and pattern.value not in (None, "", [])
+    if pattern is not None and has_pattern:
+        if isinstance(pattern.value, str) or pattern.items is not None:
+            _glob_values(ctx, pattern, split_strings=False)
+        else:
+            ctx.emit("RL105", "`fileMatchPattern` must be a glob string or a list of globs,"
+                     f" not {_type_name(pattern.value)}.", pattern.value_range)
+    if inclusion != "fileMatch":
+        return
+    where = ctx.doc.line_range(fm.block.start_line)
+    if not has_pattern:
+        ctx.emit("RL121", "`inclusion: fileMatch` without `fileMatchPattern`: no file"
+                 " matches, so Kiro never includes this steering file.", where)
+        return
+    home = ctx.home_dir
+    if home and ctx.doc.fmt.owner.rstrip(os.sep) == home.rstrip(os.sep):
+        ctx.emit("RL121", "`inclusion: fileMatch` in the global steering folder never"
+                 " triggers (observed in Kiro 0.12.263, kirodotdev/Kiro#9176): move this"
+                 " file to a workspace's `.kiro/steering/`, or use `always` or `auto`.", where)
 
 
 # ----------------------------------------------------------------------- globs
