@@ -16,7 +16,8 @@ from pytest_lsp import LanguageClient
 
 from adversarial import hostile
 from adversarial.hostile import Tree, make_tree
-from lsp.conftest import hover, lenses, open_doc, request, start_client, stop_client
+from helpers.waiting import quiet_period
+from lsp.conftest import hover, lenses, open_doc, request, start_client, stop_client, watching
 from rulelens.lsp import protocol
 
 TIMEOUT_S = 30
@@ -143,9 +144,9 @@ async def test_watcher_survives_a_name_that_is_not_utf8(tree: Tree, serve) -> No
     uri = (tree.repo / "src" / "main.py").as_uri()
     open_doc(client, uri)
     assert (await _lens_title(client, uri)).startswith("1 rule")
-    await asyncio.sleep(0.5)                                # let the watch arm
+    await watching(client, tree.repo)
     tree.rules(hostile.NON_UTF8_NAME).write_text("badly named\n")
-    await asyncio.sleep(1.0)
+    await quiet_period(1.0, "the watcher meets the bad name before the next file")
     (tree.rules("second.md")).write_text("second\n")       # seen only if watching goes on
     title = await _eventually_titled(client, uri, "3 rules")
     assert title.startswith("3 rules"), title

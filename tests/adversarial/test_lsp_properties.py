@@ -11,7 +11,6 @@ template for the method with one member replaced by arbitrary JSON) and the temp
 from __future__ import annotations
 
 import pathlib
-import time
 from collections import Counter
 from typing import Any
 
@@ -19,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from helpers.waiting import quiet_period_sync
 from rulelens.lsp import protocol
 from rulelens.lsp.server import create_server
 
@@ -147,7 +147,7 @@ def test_every_request_gets_exactly_one_reply(tmp_path: pathlib.Path) -> None:
         one()
         # Still serving, and nothing was answered twice (late duplicates included).
         assert s.result(protocol.SERVER_STATUS)["documents"] is not None
-        time.sleep(0.5)
+        quiet_period_sync(0.5, "a late duplicate reply")
         counts = s.reply_counts()
         assert len(sent) > 100
         assert outcomes["result"] > 10 and outcomes[-32602] > 10, outcomes   # both kinds

@@ -22,6 +22,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from helpers.waiting import until
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples" / "demo"))
 from build import build  # noqa: E402
@@ -162,3 +164,22 @@ async def request(client: LanguageClient, method: str, params: Any) -> Any:
 def waiter(client: LanguageClient, method: str) -> asyncio.Future[Any]:
     """Listen BEFORE triggering: a fast notification is missed otherwise."""
     return asyncio.wrap_future(client.protocol.wait_for_notification(method))
+
+
+async def watching(client: LanguageClient, path: pathlib.Path | str | None = None,
+                   memory: bool = False, timeout: float = 20.0) -> dict[str, Any]:
+    """Wait until the server reports its watch armed (``rulelens/serverStatus``):
+    ``path`` among the watched paths, or any watch; with ``memory``, the memory directory."""
+    async def armed() -> dict[str, Any] | None:
+        status = await request(client, "rulelens/serverStatus", {})
+        w = status.get("watching") or {}
+        paths = [str(p) for p in w.get("paths", [])]
+        ok = (str(path) in paths) if path is not None else bool(paths)
+        if memory:
+            ok = ok if path is not None else True
+            ok = ok and bool(w.get("memory"))
+        return status if ok else None
+
+    what = f"the watch on {path or 'the workspace'}" + (" and memory" if memory else "")
+    result: dict[str, Any] = await until(armed, what, timeout)
+    return result

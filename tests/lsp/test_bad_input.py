@@ -28,6 +28,7 @@ from .conftest import (
     start_client,
     stop_client,
     waiter,
+    watching,
 )
 
 DEEP = "src/app/handlers/orders.py"
@@ -140,7 +141,7 @@ async def test_file_in_unreadable_directory(world_readable_demo: Demo, spec: str
         # The unreadable directory does not stop the watcher for the rest of the tree.
         deep = demo.uri(DEEP)
         fut = waiter(client, protocol.CHAIN_CHANGED)
-        await asyncio.sleep(0.5)
+        await watching(client, demo.repo)
         (demo.repo / "src/app/AGENTS.md").write_text("# changed\n")
         note = await asyncio.wait_for(fut, 20)
         assert deep in list(note.uris)

@@ -23,6 +23,7 @@ from .conftest import (
     start_client,
     stop_client,
     waiter,
+    watching,
 )
 
 DEEP = "src/app/handlers/orders.py"
@@ -129,7 +130,7 @@ async def test_granting_trust_on_disk_loads_the_project_files(demo: Demo) -> Non
         open_doc(client, uri, language="python")
         before = await request(client, protocol.CHAIN, {"uri": uri})
         assert before["trust"]["state"] == "undecided" and len(before["files"]) == 2
-        await asyncio.sleep(0.5)  # let the watcher arm
+        await watching(client, demo.grok_home)
         changed = waiter(client, protocol.CHAIN_CHANGED)
         store.write_text(grant)
         await asyncio.wait_for(changed, 20)

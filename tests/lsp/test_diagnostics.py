@@ -7,7 +7,9 @@ import asyncio
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import Demo, open_doc
+from helpers.waiting import quiet_period
+
+from .conftest import Demo, open_doc, watching
 
 TIMEOUT = 20
 
@@ -44,14 +46,14 @@ async def test_diagnostics_follow_buffer_and_disk(client: LanguageClient, demo: 
     (diag,) = await _diagnostics(client, rule, {"RL106"})
     assert diag.range.start.line == 1
 
-    await asyncio.sleep(0.5)
+    await watching(client, demo.repo)
     gitignore = demo.repo / ".gitignore"
     gitignore.write_text(gitignore.read_text().replace("CLAUDE.local.md\n", ""))
     assert not await _diagnostics(client, local, set())
 
     source = demo.uri("src/app/handlers/orders.py")   # not an instruction file: not linted
     open_doc(client, source, language="python")
-    await asyncio.sleep(0.8)
+    await quiet_period(0.8, "no diagnostics for a file that is not an instruction file")
     assert source not in client.diagnostics
 
 

@@ -19,7 +19,7 @@ from pytest_lsp import LanguageClient
 
 from rulelens.lsp import protocol
 
-from .conftest import plain, request, start_client, stop_client, waiter
+from .conftest import plain, request, start_client, stop_client, waiter, watching
 from .memory_fixtures import MemDemo, make_memdemo, search
 
 #: Generous for a loaded 2-core CI machine; the debounce is 200 ms (bench measures latency).
@@ -31,7 +31,7 @@ NOTE = "## Airship maintenance\n\nThe zeppelin hangar doors open only at dawn.\n
 async def client(md: MemDemo) -> AsyncIterator[LanguageClient]:
     c = await start_client(md.env, [md.repo], "visual-studio-code")
     await search(c, md, "warm up")          # first index, so later batches are increments
-    await asyncio.sleep(0.5)                # let the watcher arm
+    await watching(c, memory=True)
     yield c
     await stop_client(c)
 
@@ -100,7 +100,7 @@ async def test_memory_dir_created_after_start_is_watched(tmp_path: pathlib.Path)
     c = await start_client(md.env, [md.repo], "neovim")
     try:
         assert (await search(c, md, "stripe"))["results"] == []
-        await asyncio.sleep(0.5)
+        await watching(c)  # the memory directory is gone: its nearest parent is watched
         session = md.workspace_dir / "sessions" / "2026-11-27-upgrade-stripe-sdk-0193e6f7.md"
         fut = asyncio.ensure_future(indexed(c, str(session), "reindexed"))
         await asyncio.sleep(0)

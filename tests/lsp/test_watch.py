@@ -11,7 +11,7 @@ from pytest_lsp import LanguageClient
 
 from rulelens.lsp import protocol
 
-from .conftest import Demo, hover, lenses, open_doc, request, waiter
+from .conftest import Demo, hover, lenses, open_doc, request, waiter, watching
 
 DEEP = "src/app/handlers/orders.py"
 TIMEOUT = 20
@@ -43,7 +43,7 @@ async def test_gitignore_edit_changes_the_chain(client: LanguageClient, demo: De
     open_doc(client, local)
     before = await request(client, protocol.CHAIN, {"uri": deep})
     assert str(demo.repo / "CLAUDE.local.md") not in [f["path"] for f in before["files"]]
-    await asyncio.sleep(0.5)                      # let the watcher arm
+    await watching(client, demo.repo)
     gitignore = demo.repo / ".gitignore"
     text = gitignore.read_text().replace("CLAUDE.local.md\n", "")
     uris = await _changed(client, lambda: gitignore.write_text(text), deep)
@@ -62,7 +62,7 @@ async def test_rule_file_edit_and_creation(client: LanguageClient, demo: Demo) -
     open_doc(client, deep)
     open_doc(client, docs)
     await request(client, protocol.CHAIN, {"uri": deep})
-    await asyncio.sleep(0.5)
+    await watching(client, demo.repo)
     rule = demo.repo / "src/app/AGENTS.md"
     uris = await _changed(
         client, lambda: rule.write_text(rule.read_text() + "- New rule: be kind.\n"), deep)
@@ -81,7 +81,7 @@ async def test_agent_config_change_is_watched(client: LanguageClient, demo: Demo
     deep = demo.uri(DEEP)
     open_doc(client, deep)
     await request(client, protocol.CHAIN, {"uri": deep})
-    await asyncio.sleep(0.5)
+    await watching(client, demo.grok_home)
     config = demo.grok_home / "config.toml"
     await _changed(client, lambda: config.write_text("[compat.claude]\nrules = false\n"), deep)
     payload = await request(client, protocol.CHAIN, {"uri": deep})
@@ -95,7 +95,7 @@ async def test_checkout_of_10000_files_does_not_freeze(client: LanguageClient,
     deep = demo.uri(DEEP)
     open_doc(client, deep)
     await request(client, protocol.CHAIN, {"uri": deep})
-    await asyncio.sleep(0.5)
+    await watching(client, demo.repo)
     done = threading.Event()
 
     def checkout() -> None:                        # what `git checkout` does to a big tree

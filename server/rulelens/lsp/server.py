@@ -135,6 +135,12 @@ class RuleLensServer(LanguageServer):
                     "textDocuments": len(self.workspace.text_documents),
                     "pendingRequests": len(self.protocol._request_futures)}
 
+    def watching(self) -> dict[str, object]:
+        """Which watches are armed now: tests and clients wait for this, not for a sleep."""
+        armed = sorted(self.watcher.armed) if self.watcher is not None else []
+        memory = self.memory.watcher if self.memory is not None else None
+        return {"paths": armed, "memory": bool(memory is not None and memory.armed)}
+
     def stop(self, timeout: float = 0.5) -> None:
         """Stop the watchers and worker pools, waiting at most ``timeout`` seconds."""
         def stop_all() -> None:
@@ -435,7 +441,7 @@ def create_server(environ: Mapping[str, str] | None = None,
         if path is None:
             return None
         wanted = _param(params, "agents")
-        enabled = agentviews.enabled_agents(wanted, s.root_for(path)) if wanted else (
+        enabled = agentviews.enabled_agents(wanted, s.root_for(path), s.environ) if wanted else (
             s.agents_for(path))
         found = s.agent_views(path, enabled, _str_param(params, "cwd"))
         return agentviews.agents_payload(found, path, enabled) if found else None
@@ -450,7 +456,7 @@ def create_server(environ: Mapping[str, str] | None = None,
 
     @server.feature(protocol.SERVER_STATUS)
     def server_status(ls: RuleLensServer, params: Any) -> dict[str, Any]:
-        return {"documents": ls.document_state()}
+        return {"documents": ls.document_state(), "watching": ls.watching()}
 
     @server.command(protocol.SHOW_CHAIN)
     @server.thread()

@@ -63,6 +63,8 @@ class Watcher:
         self.debounce_ms = debounce_ms
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        #: Paths whose watch is armed now (``rulelens/serverStatus`` reports them).
+        self.armed: set[str] = set()
 
     def start(self) -> None:
         self._tasks = [asyncio.ensure_future(self._workspace_loop()),
@@ -98,16 +100,21 @@ class Watcher:
         lost = 0
         while not self._stop.is_set():
             try:
+                # yield_on_timeout: the first (empty) yield says the watch is armed.
                 async for changes in awatch(*paths, watch_filter=ChainFilter(),
                                             recursive=recursive, debounce=self.debounce_ms,
                                             step=50, stop_event=self._stop,
-                                            yield_on_timeout=False,
+                                            yield_on_timeout=True, rust_timeout=250,
                                             ignore_permission_denied=True):
+                    self.armed.update(paths)
+                    if not changes:
+                        continue
                     lost = 0
                     await self._deliver({p for _change, p in changes})
                     if rearm_on is not None:
                         now = {d for d in self.home_dirs if os.path.isdir(d)}
                         if now != rearm_on:
+                            self.armed.difference_update(paths)
                             return True
                 return False
             except asyncio.CancelledError:
@@ -170,6 +177,8 @@ class MemoryWatcher:
         self.debounce_ms = debounce_ms
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        #: True while the memory directory itself (not its waiting point) is watched.
+        self.armed = False
 
     def start(self) -> None:
         self._task = asyncio.ensure_future(self._loop())
@@ -213,6 +222,7 @@ class MemoryWatcher:
                 if failures > 50:
                     log.exception("memory watching stopped for %s", self.memory_dir)
                     return
+            self.armed = False
             catch_up = {self.memory_dir}
             if not self._stop.is_set():
                 await asyncio.sleep(self.debounce_ms / 1000)
@@ -242,6 +252,7 @@ class MemoryWatcher:
                                     debounce=self.debounce_ms, step=50,
                                     stop_event=self._stop, yield_on_timeout=True,
                                     rust_timeout=250, ignore_permission_denied=True):
+            self.armed = notify
             batch = pending | ({p for _change, p in changes} if notify else set())
             pending = set()
             if batch:
