@@ -13,7 +13,7 @@ import { reindex, remember } from "./memoryCommands";
 import { registerMemoryContext, searchMemory, showMemoryContext } from "./memorySearch";
 import { BundledServer } from "./bootstrap";
 import { RuleLensServer } from "./server";
-import { selfTest, type SelfTestOptions } from "./selfTest";
+import { selfTest, selfTestDocuments, type SelfTestOptions } from "./selfTest";
 
 export interface RuleLensApi {
   server: RuleLensServer;
@@ -58,6 +58,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RuleLe
     return provider.chooseStartDirectory();
   });
   cmd("rulelens.selfTest", (opts?: SelfTestOptions) => selfTest(server, provider, opts ?? {}));
+  cmd("rulelens.selfTestDocuments", (opts?: SelfTestOptions) => selfTestDocuments(opts ?? {}));
 
   void server.start();
   return { server, provider };

@@ -38,6 +38,28 @@ function hoverText(h: vscode.Hover): string[] {
   return h.contents.map((c) => (typeof c === "string" ? c : "value" in c ? c.value : String(c)));
 }
 
+/**
+ * `RuleLens: Self Test Documents`: the text of every open RuleLens view document (rendered
+ * prompt, memory status, explain) and of the visible editors, from the editor's model, so a
+ * test never reads wrapped screen lines. Written next to the self-test file (`.documents.json`).
+ */
+export async function selfTestDocuments(opts: SelfTestOptions = {}): Promise<string> {
+  const base = opts.out ?? process.env.RULELENS_SELFTEST_OUT;
+  if (!base) throw new Error("RuleLens self-test: set RULELENS_SELFTEST_OUT or pass {out}");
+  const out = `${base}.documents.json`;
+  const visible = new Set(vscode.window.visibleTextEditors.map((e) => e.document.uri.toString()));
+  const active = vscode.window.activeTextEditor?.document.uri.toString();
+  const documents = vscode.workspace.textDocuments
+    .filter((d) => d.uri.scheme.startsWith("rulelens") || visible.has(d.uri.toString()))
+    .map((d) => ({ uri: d.uri.toString(), scheme: d.uri.scheme, path: d.uri.path, languageId: d.languageId,
+      visible: visible.has(d.uri.toString()), active: d.uri.toString() === active, text: d.getText() }));
+  const columns = vscode.window.tabGroups.all.length;
+  const tmp = `${out}.tmp`;
+  await fs.writeFile(tmp, JSON.stringify({ written: new Date().toISOString(), columns, documents }, null, 2));
+  await fs.rename(tmp, out);
+  return out;
+}
+
 export async function selfTest(server: RuleLensServer, provider: ActiveRulesProvider, opts: SelfTestOptions = {}): Promise<string> {
   const out = opts.out ?? process.env.RULELENS_SELFTEST_OUT;
   if (!out) throw new Error("RuleLens self-test: set RULELENS_SELFTEST_OUT or pass {out}");

@@ -67,6 +67,23 @@ const withQuickInput = async (open, text, rowText) => {
   }
 };
 
+// The text of an open RuleLens view document, read from the editor's model by the
+// extension's `Self Test Documents` command (never from wrapped screen lines).
+const viewDocument = async (scheme, mustContain) => {
+  const out = env("SELFTEST_OUT") + ".documents.json";
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    rmSync(out, { force: true });
+    await palette("RuleLens: Self Test Documents", "Self Test Documents");
+    while (!existsSync(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (!existsSync(out)) throw new Error("Self Test Documents wrote nothing");
+    const snap = JSON.parse(readFileSync(out, "utf8"));
+    const doc = snap.documents.find((d) => d.scheme === scheme && (!mustContain || d.text.includes(mustContain)));
+    if (doc) return { ...doc, columns: snap.columns };
+    if (Date.now() > deadline) throw new Error(`no ${scheme} document: ${JSON.stringify(snap.documents.map((d) => d.uri))}`);
+  }
+};
+
 // Run a command from the palette (F1).
 const palette = (command, rowText) => withQuickInput("F1", ">" + command, rowText ?? command);
 
@@ -226,10 +243,10 @@ try {
   await page.locator(".tabs-container .tab.active", { hasText: "rendered prompt" }).first().waitFor({ timeout: 20000 });
   // The editor opens at the top and then reveals the chosen file's section: read it once
   // that section is in view (reading earlier raced the scroll and saw only the top lines).
-  const promptLines = page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
-  await page.locator(".editor-group-container.active .monaco-editor .view-lines", { hasText: "system-reminder" })
-    .filter({ hasText: "repo/AGENTS.md" }).first().waitFor({ timeout: 20000 }).catch(() => {});
-  result.promptText = (await promptLines.innerText()).replace(/\u00a0/g, " ").slice(0, 4000);
+  // The prompt's text comes from the editor's model (not wrapped screen lines).
+  const promptDoc = await viewDocument("rulelens-prompt");
+  result.promptText = promptDoc.text.slice(0, 4000);
+  result.promptColumns = promptDoc.columns;
   step("rendered prompt from the view item's inline action");
   await shot("vscode-rendered-prompt.png");
   await page.keyboard.press("Control+K");
@@ -239,8 +256,7 @@ try {
   await backToDeepFile();
   await palette("RuleLens: Memory Status", "Memory Status");
   await page.locator(".tabs-container .tab.active", { hasText: "memory status" }).first().waitFor({ timeout: 20000 });
-  await page.locator(".monaco-editor .view-lines", { hasText: "workspace name" }).first().waitFor({ timeout: 20000 });
-  result.memoryStatusText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ").slice(0, 4000);
+  result.memoryStatusText = (await viewDocument("rulelens-status", "workspace name")).text.slice(0, 4000);
   step("memory status document");
 
   // Reindex with progress, then a summary.
