@@ -220,7 +220,7 @@ try {
     await row.hover();
     await row.locator('.action-label[aria-label^="Why did this rank"]').first().click();
     await page.locator(".monaco-editor .view-lines", { hasText: "Why this result" }).first().waitFor({ timeout: 30000 });
-    result.memoryExplainText = (await page.locator(".editor-group-container.active .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ");
+    result.memoryExplainText = (await viewDocument("rulelens-memory-context", "Why this result")).text;
     step("memory explain view");
     await shot("vscode-memory-explain.png");
   } else {
