@@ -28,9 +28,9 @@ from rulelens.rules.perfile import views_for_file
 
 #: Names each agent probes per directory (for the stat baseline).
 PROBES: dict[str, tuple[str, ...]] = {
+    **MARKERS,
     "grok": ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", ".grok/rules", ".claude/rules",
              ".cursor/rules"),
-    **MARKERS,
 }
 
 

@@ -22,6 +22,7 @@ import yaml
 
 from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match
+from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
 PROFILE = profiles.BOOST
@@ -180,3 +181,11 @@ def _done(cwd: str, file: str | None, root: str, b: ViewBuilder) -> AgentView:
     return AgentView(ID, DISPLAY, cwd, file, root, b.files(), b.not_loaded(),
                      notes=tuple(b.notes), basis="code",
                      basis_label="exact from Laravel Boost source (@8d8cb703)", rendered=None)
+
+
+#: This agent's record in :data:`rulelens.agents.registry.AGENTS`.
+AGENT = Agent(
+    id=ID, short="Boost", display=DISPLAY, profiles=(PROFILE,),
+    markers=(".ai/rules",),
+    formats=("boost-rule",), view=view,
+)

@@ -28,6 +28,7 @@ from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.imports import claude_imports, line_of
 from rulelens.agents.meta import yaml_meta
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
+from rulelens.agents.record import Agent
 
 PROFILE = profiles.CLAUDE
 ID = PROFILE.agent
@@ -363,3 +364,11 @@ def render(blocks: list[tuple[str, str, str]], files: tuple[ViewFile, ...]) -> s
     if not parts:
         return ""
     return PREAMBLE + "\n\n".join(parts) + "\n" + CLOSING
+
+
+#: This agent's record in :data:`rulelens.agents.registry.AGENTS`.
+AGENT = Agent(
+    id=ID, short="Claude", display=DISPLAY, profiles=(PROFILE,),
+    markers=("CLAUDE.md", "CLAUDE.local.md", ".claude"),
+    formats=("claude-rule",), view=view,
+)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rulelens.agents import fsio, profiles
+from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
 PROFILE = profiles.CODEX
@@ -336,3 +337,13 @@ def render(cwd: str, global_text: str | None, project: list[str]) -> str:
 def escape_close_tag(text: str) -> str:
     """Every ``</INSTRUCTIONS>`` (ASCII case-insensitive) as ``<\\/INSTRUCTIONS>`` (fact 32)."""
     return _CLOSE_TAG_RE.sub(lambda _m: ESCAPED_CLOSE_TAG, text)
+
+
+#: This agent's record in :data:`rulelens.agents.registry.AGENTS`.
+AGENT = Agent(
+    id=ID, short="Codex", display=DISPLAY, profiles=(PROFILE,),
+    markers=("AGENTS.md", "AGENTS.override.md", ".codex"),
+    formats=(), view=view,
+    homes=lambda env: (codex_home(env),),
+    trust_command=PROFILE.trust.command if PROFILE.trust else None,
+)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.meta import yaml_meta
+from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
 PROFILE = profiles.COPILOT
@@ -125,3 +126,11 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
                    " between conflicting ones non-deterministic).")
     return AgentView(ID, DISPLAY, cwd, file, root, b.files(), b.not_loaded(),
                      notes=tuple(b.notes), basis="docs", basis_label=DOCS, rendered=None)
+
+
+#: This agent's record in :data:`rulelens.agents.registry.AGENTS`.
+AGENT = Agent(
+    id=ID, short="Copilot", display=DISPLAY, profiles=(PROFILE,),
+    markers=(".github/copilot-instructions.md", ".github/instructions"),
+    formats=("copilot-instructions", "copilot-repo"), view=view,
+)

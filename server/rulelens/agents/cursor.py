@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.meta import loose_meta
+from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile, When
 
 PROFILE = profiles.CURSOR
@@ -132,3 +133,11 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     b.notes.append(TAB_NOTE)
     return AgentView(ID, DISPLAY, cwd, file, cwd, b.files(), b.not_loaded(),
                      notes=tuple(b.notes), basis="docs", basis_label=DOCS, rendered=None)
+
+
+#: This agent's record in :data:`rulelens.agents.registry.AGENTS`.
+AGENT = Agent(
+    id=ID, short="Cursor", display=DISPLAY, profiles=(PROFILE,),
+    markers=(".cursor/rules", ".cursorrules"),
+    formats=("cursor-rule",), view=view,
+)

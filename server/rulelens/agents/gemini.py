@@ -26,6 +26,7 @@ from typing import Any
 from rulelens.agents import fsio, profiles, safeio
 from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
+from rulelens.agents.record import Agent
 
 PROFILE = profiles.GEMINI
 ID = PROFILE.agent
@@ -424,3 +425,13 @@ def render(blocks: Mapping[str, list[tuple[str, str]]]) -> str:
     if blocks.get("jit"):
         parts.append(JIT_OPEN + concat(blocks["jit"]) + JIT_CLOSE)
     return "\n\n".join(parts)
+
+
+#: This agent's record in :data:`rulelens.agents.registry.AGENTS`.
+AGENT = Agent(
+    id=ID, short="Gemini", display=DISPLAY, profiles=(PROFILE,),
+    markers=("GEMINI.md", ".gemini"),
+    formats=(), view=view,
+    homes=lambda env: (gemini_dir(env),),
+    trust_command=PROFILE.trust.command if PROFILE.trust else None,
+)

@@ -47,6 +47,10 @@ TokenEstimate = Literal["chars-ceil-4", "bytes-floor-4"]
 #: ``three-valued``: home/configured/project; configured entries keep their place.
 Dedup = Literal["two-valued", "three-valued"]
 
+#: How sure a fact is: ``code`` (read in the agent's source or its unit tests), ``docs``
+#: (its documentation only), ``observed`` (a session record or an issue report).
+Evidence = Literal["code", "docs", "observed"]
+
 
 @dataclass(frozen=True)
 class NamedFile:
@@ -236,6 +240,10 @@ class AgentProfile:
     #: Near-miss files other agents read, with who reads them (templates, ``{display}``).
     foreign_files: Mapping[str, str] = field(default_factory=dict)
 
+    #: How sure this row's facts are; a closed-source agent is never ``code``.
+    evidence: Evidence = "docs"
+    #: The main source, compactly: ``owner/repo@commit:path`` or ``URL (seen YYYY-MM-DD)``.
+    source: str = ""
     @property
     def agent(self) -> str:
         """The agent family: ``grok`` for ``grok@1.0.45``."""
@@ -295,6 +303,7 @@ _GROK_HOMES = (
 GROK_1_0_6 = AgentProfile(
     id="grok@1.0.6",
     display="Grok",
+    evidence="code", source="xai-org/grok-build@19d42e3:xai-grok-agent/src/prompt/agents_md.rs",
     title="Grok Build 1.0.6",
     named_files=_GROK_NAMED,
     rules_dirs=_GROK_RULES_DIRS,
@@ -315,6 +324,7 @@ GROK_1_0_6 = AgentProfile(
 GROK_1_0_45 = AgentProfile(
     id="grok@1.0.45",
     display="Grok",
+    evidence="code", source="zuozh11/grok-plus@21d45e4:xai-grok-agent/src/prompt/agents_md.rs",
     title="Grok Build 1.0.45",
     named_files=_GROK_NAMED,
     rules_dirs=_GROK_RULES_DIRS,
@@ -352,7 +362,9 @@ GROK_1_0_45 = AgentProfile(
 _NO_WORDING: dict[str, str] = {}
 
 CLAUDE = AgentProfile(
-    id="claude@2.1", display="Claude Code", title="Claude Code 2.1 (per docs, 2026-08)",
+    id="claude@2.1",
+    evidence="docs", source="https://code.claude.com/docs/en/memory (seen 2026-08)",
+    display="Claude Code", title="Claude Code 2.1 (per docs, 2026-08)",
     named_files=(NamedFile("CLAUDE.md"), NamedFile(".claude/CLAUDE.md"),
                  NamedFile("CLAUDE.local.md")),
     rules_dirs=(RulesDir(".claude/rules", recursive=True),),
@@ -367,7 +379,9 @@ CLAUDE = AgentProfile(
                        " @5cfc0a19, mods/agents-md @42a37c29"),),
 )
 CODEX = AgentProfile(
-    id="codex@0cf644a", display="Codex CLI", title="Codex CLI (codex-rs @0cf644af)",
+    id="codex@0cf644a",
+    evidence="code", source="openai/codex@0cf644af:codex-rs/core/src/agents_md.rs",
+    display="Codex CLI", title="Codex CLI (codex-rs @0cf644af)",
     named_files=(NamedFile("AGENTS.override.md"), NamedFile("AGENTS.md")),
     rules_dirs=(), home_roots=(HomeRoot("agent-home", rules_dir=None),),
     boundary="marker", boundary_markers=(".git",), gitignore=False, frontmatter="verbatim",
@@ -381,7 +395,9 @@ CODEX = AgentProfile(
                        " agents_md_tests.rs @04393ff9"),),
 )
 CURSOR = AgentProfile(
-    id="cursor@2026-08", display="Cursor", title="Cursor (per docs, 2026-08)",
+    id="cursor@2026-08",
+    evidence="docs", source="https://cursor.com/docs/rules (seen 2026-08)",
+    display="Cursor", title="Cursor (per docs, 2026-08)",
     named_files=(NamedFile("AGENTS.md"), NamedFile(".cursorrules")),
     rules_dirs=(RulesDir(".cursor/rules", recursive=True),), home_roots=(),
     boundary="cwd", gitignore=False, frontmatter="scope", renderers=(),
@@ -391,7 +407,10 @@ CURSOR = AgentProfile(
                        "cursor.com/docs/rules"),),
 )
 COPILOT = AgentProfile(
-    id="copilot@2026-08", display="GitHub Copilot",
+    id="copilot@2026-08",
+    evidence="docs",
+    source="github/docs@27958cad:data/reusables/copilot/custom-instructions-path.md",
+    display="GitHub Copilot",
     title="GitHub Copilot: VS Code agent, coding agent, CLI (per docs, 2026-08)",
     named_files=(NamedFile(".github/copilot-instructions.md"), NamedFile("AGENTS.md"),
                  NamedFile("CLAUDE.md")),
@@ -406,7 +425,10 @@ COPILOT = AgentProfile(
                        " code.visualstudio.com custom-instructions reference"),),
 )
 GEMINI = AgentProfile(
-    id="gemini@0.56.0", display="Gemini CLI", title="Gemini CLI 0.56.0 (@5411f113)",
+    id="gemini@0.56.0",
+    evidence="code",
+    source="google-gemini/gemini-cli@5411f113:packages/core/src/utils/memoryDiscovery.ts",
+    display="Gemini CLI", title="Gemini CLI 0.56.0 (@5411f113)",
     named_files=(NamedFile("GEMINI.md"),), rules_dirs=(),
     home_roots=(HomeRoot("agent-home", rules_dir=None),),
     boundary="marker", boundary_markers=(".git",), gitignore=False, frontmatter="verbatim",
@@ -420,7 +442,9 @@ GEMINI = AgentProfile(
                        "memoryDiscovery.ts, memoryImportProcessor.ts (+ tests)"),),
 )
 BOOST = AgentProfile(
-    id="boost@2.5.5", display="Laravel Boost", title="Laravel Boost project rules (@8d8cb703)",
+    id="boost@2.5.5",
+    evidence="code", source="laravel/boost@8d8cb703:src/Rules/RuleRepository.php",
+    display="Laravel Boost", title="Laravel Boost project rules (@8d8cb703)",
     named_files=(NamedFile(".ai/rules/index.md"),),
     rules_dirs=(RulesDir(".ai/rules"), RulesDir(".ai/rules/boost")), home_roots=(),
     boundary="cwd", gitignore=False, frontmatter="scope", renderers=(),

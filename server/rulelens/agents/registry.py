@@ -1,46 +1,48 @@
-"""The non-Grok agents' discovery modules, by agent id, and which ones a workspace uses.
+"""The one list of agents: :data:`AGENTS`, one :class:`~rulelens.agents.record.Agent` each.
 
-Grok's discovery is ``rulelens.rules`` (the ``Resolver``); every other agent has one pure
-module here with ``view(cwd, file, env) -> AgentView``. ``ORDER`` is the column order of
-every side-by-side view (Grok first).
+Every other list is derived from it: the column order of every side-by-side view
+(:data:`ORDER`, Grok first), the short and display names, the workspace markers, the CLI's
+``--agent`` choices, the readers sentence, the watched homes and the clients' agent lists
+(``rulelens/agents``). Adding an agent is its module (``view`` and ``AGENT``), its profile
+row, one line here, tests and the regenerated ``docs/agents.md``.
+
+Grok's discovery is ``rulelens.rules`` (the ``Resolver``); its record's ``view`` reaches it
+at call time (see :mod:`rulelens.agents.grok`). Every other agent has one pure module here
+with ``view(cwd, file, env) -> AgentView``.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
-from rulelens.agents import boost, claude, codex, copilot, cursor, fsio, gemini
-from rulelens.agents.view import AgentView
+from rulelens.agents import boost, claude, codex, copilot, cursor, fsio, gemini, grok
+from rulelens.agents.profiles import DEFAULT_AGENT
+from rulelens.agents.record import Agent, Discover
 
-Discover = Callable[[str, str | None, Mapping[str, str]], AgentView]
+__all__ = ["AGENTS", "BY_ID", "DEFAULT_AGENT", "DISCOVERY", "DISPLAY", "MARKERS", "ORDER",
+           "SHORT", "Agent", "Discover", "choices", "family", "get", "home_dirs", "is_dir",
+           "known", "present"]
 
-DISCOVERY: dict[str, Discover] = {
-    "claude": claude.view,
-    "codex": codex.view,
-    "cursor": cursor.view,
-    "copilot": copilot.view,
-    "gemini": gemini.view,
-    "boost": boost.view,
-}
-DISPLAY: dict[str, str] = {
-    "grok": "Grok", "claude": claude.DISPLAY, "codex": codex.DISPLAY, "cursor": cursor.DISPLAY,
-    "copilot": copilot.DISPLAY, "gemini": gemini.DISPLAY, "boost": boost.DISPLAY,
-}
-ORDER: tuple[str, ...] = ("grok", "claude", "codex", "cursor", "copilot", "gemini", "boost")
-SHORT: dict[str, str] = {"grok": "Grok", "claude": "Claude", "codex": "Codex",
-                         "cursor": "Cursor", "copilot": "Copilot", "gemini": "Gemini",
-                         "boost": "Boost"}
+#: Every agent, in column order. The only list of agents.
+AGENTS: tuple[Agent, ...] = (
+    grok.AGENT,
+    claude.AGENT,
+    codex.AGENT,
+    cursor.AGENT,
+    copilot.AGENT,
+    gemini.AGENT,
+    boost.AGENT,
+)
 
+BY_ID: dict[str, Agent] = {a.id: a for a in AGENTS}
+#: Column order of every side-by-side view.
+ORDER: tuple[str, ...] = tuple(a.id for a in AGENTS)
+#: Discovery of the agents whose module is their engine (every agent but Grok).
+DISCOVERY: dict[str, Discover] = {a.id: a.view for a in AGENTS if not a.engine}
+DISPLAY: dict[str, str] = {a.id: a.display for a in AGENTS}
+SHORT: dict[str, str] = {a.id: a.short for a in AGENTS}
 #: Files or directories at a workspace root that show an agent is used there.
-MARKERS: dict[str, tuple[str, ...]] = {
-    "claude": ("CLAUDE.md", "CLAUDE.local.md", ".claude"),
-    "codex": ("AGENTS.md", "AGENTS.override.md", ".codex"),
-    "cursor": (".cursor/rules", ".cursorrules"),
-    "copilot": (".github/copilot-instructions.md", ".github/instructions"),
-    "gemini": ("GEMINI.md", ".gemini"),
-    "boost": (".ai/rules",),
-}
+MARKERS: dict[str, tuple[str, ...]] = {a.id: a.markers for a in AGENTS if a.markers}
 
 
 def family(agent_id: str) -> str:
@@ -48,18 +50,38 @@ def family(agent_id: str) -> str:
     return agent_id.split("@", 1)[0]
 
 
-def present(workspace: str) -> list[str]:
-    """Grok plus every agent whose files exist at ``workspace`` (the ``rulelens.agents``
-    setting's default), in :data:`ORDER`."""
-    out = ["grok"]
-    for agent in ORDER[1:]:
-        if any(os.path.lexists(os.path.join(workspace, m)) for m in MARKERS[agent]):
-            out.append(agent)
-    return out
+def get(agent_id: str) -> Agent:
+    """The record for ``claude`` or ``claude@2.1``; ``KeyError`` for an unknown id."""
+    return BY_ID[family(agent_id)]
 
 
 def known(agent_id: str) -> bool:
-    return family(agent_id) in ORDER
+    return family(agent_id) in BY_ID
+
+
+def choices() -> str:
+    """``grok, claude, …`` for ``--agent`` help and error messages."""
+    return ", ".join(ORDER)
+
+
+def present(workspace: str | None, env: Mapping[str, str] | None = None) -> list[str]:
+    """The ``rulelens.agents`` setting's default: every agent whose markers exist at
+    ``workspace`` (and an agent whose home marks it used, Grok, when that home exists), in
+    :data:`ORDER`; the default agent when none is."""
+    environ: Mapping[str, str] = {} if env is None else env
+    found = [a.id for a in AGENTS if a.used_in(workspace, environ)]
+    return found or [DEFAULT_AGENT]
+
+
+def home_dirs(agents: list[str] | tuple[str, ...], env: Mapping[str, str]) -> list[str]:
+    """Every directory outside the workspace whose changes can change the views of
+    ``agents`` (ids), without repeats, in :data:`ORDER`."""
+    wanted = {family(a) for a in agents}
+    out: list[str] = []
+    for a in AGENTS:
+        if a.id in wanted:
+            out += a.home_dirs(env)
+    return list(dict.fromkeys(out))
 
 
 def is_dir(path: str) -> bool:

@@ -26,15 +26,17 @@ from rulelens.rules.model import Chain
 from rulelens.rules.perfile import short_name, side_by_side, views_for_file
 
 
-def enabled_agents(setting: object, workspace: str | None) -> list[str]:
-    """The ``rulelens.agents`` setting (list of ids or ``"all"``), else the default."""
+def enabled_agents(setting: object, workspace: str | None,
+                   env: Mapping[str, str] | None = None) -> list[str]:
+    """The ``rulelens.agents`` setting (list of ids or ``"all"``), else the default: every
+    agent whose markers exist in ``workspace`` (Grok also when its home exists in ``env``)."""
     if setting == "all":
         return list(ORDER)
     if isinstance(setting, list | tuple):
         chosen = [a for a in setting if isinstance(a, str) and family(a) in ORDER]
         if chosen:
             return list(dict.fromkeys(chosen))
-    return present(workspace) if workspace else ["grok"]
+    return present(workspace, env)
 
 
 #: Views kept at once (least recently used dropped first): a view holds the injected text

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from rulelens.agents import registry
 from rulelens.agents.fs import canonical, is_within
 from rulelens.agents.profiles import GROK_1_0_45, AgentProfile, UnknownAgent, grok_profile
 from rulelens.agents.profiles import profile as agent_profile
@@ -154,13 +155,16 @@ class Session:
         self.agent_view_cache.clear()
 
     def watched_home_dirs(self) -> list[str]:
-        """Agent-home directories whose direct children can change a chain."""
+        """Agent-home directories whose direct children can change a chain or a view: Grok's
+        (it resolves every chain) and every enabled agent's, from the registry."""
         env = self.env
         home = self.environ.get("HOME") or os.path.expanduser("~")
         grok_home = env.grok_home if env else os.path.join(home, ".grok")
         dirs = [home, grok_home, os.path.join(grok_home, "rules")]
-        for vendor in (".claude", ".cursor"):
-            dirs += [os.path.join(home, vendor), os.path.join(home, vendor, "rules")]
+        enabled = [a for root in (self.roots or (None,))
+                   for a in enabled_agents(self.settings.get("agents"), root, self.environ)]
+        dirs += registry.home_dirs([registry.DEFAULT_AGENT, *enabled], self.environ)
+        dirs = list(dict.fromkeys(dirs))
         if env is not None and self.resolver is not None and self.resolver.profile.extra_rule_dirs:
             dirs += list(env.extra_rule_dirs)  # configured rules directories
         return dirs
@@ -319,9 +323,9 @@ class Session:
 
     # ------------------------------------------------------------ every agent
     def agents_for(self, path: str) -> list[str]:
-        """The enabled agents for a document: the ``agents`` setting, else Grok plus every
-        agent whose files exist in its workspace folder."""
-        return enabled_agents(self.settings.get("agents"), self.root_for(path))
+        """The enabled agents for a document: the ``agents`` setting, else every agent whose
+        files exist in its workspace folder (Grok also when its home exists)."""
+        return enabled_agents(self.settings.get("agents"), self.root_for(path), self.environ)
 
     def agent_views(self, path: str, agents: list[str] | None = None,
                     cwd: str | None = None) -> list[AgentView] | None:

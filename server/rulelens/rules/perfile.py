@@ -14,8 +14,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from rulelens.agents import fsio
-from rulelens.agents.registry import DISCOVERY, DISPLAY, ORDER, SHORT, family
+from rulelens.agents.compat import ConfigError
+from rulelens.agents.environment import AgentEnvironment
+from rulelens.agents.profiles import grok_profile
+from rulelens.agents.registry import BY_ID, DISPLAY, ORDER, SHORT, choices, family
 from rulelens.agents.view import AgentView, NotLoaded, ViewBuilder, ViewFile
+from rulelens.rules.discovery import Resolver
 from rulelens.rules.model import Chain
 from rulelens.rules.render import render
 
@@ -65,20 +69,36 @@ def grok_view(chain: Chain, file: str | None, resolve: ResolveChain) -> AgentVie
                      extra={"chain": chain})
 
 
+def grok_discover(cwd: str, file: str | None, env: Mapping[str, str],
+                  agent: str | None = None) -> AgentView:
+    """Grok's registry entry point (``rulelens.agents.grok.view``): its view from a fresh
+    resolver over ``env``; a config.toml Grok rejects is a note, not a traceback."""
+    row = grok_profile(agent)
+    try:
+        environment = AgentEnvironment.from_env(env)
+    except ConfigError as exc:
+        return AgentView(row.id, row.display, cwd, file, None, (), (),
+                         notes=(f"{exc}; Grok does not start with this config.toml",),
+                         basis="code", basis_label="exact from Grok Build source")
+    resolver = Resolver(environment, row)
+    return grok_view(resolver.resolve(cwd), file, resolver.resolve)
+
+
 def views_for_file(file: str | None, cwd: str, agents: Iterable[str],
                    env: Mapping[str, str], resolve: ResolveChain) -> list[AgentView]:
-    """One view per agent id (``grok``/``grok@…`` through ``resolve``), in ``ORDER``."""
+    """One view per agent id, in ``ORDER``; an agent whose engine is ``rules`` (Grok)
+    through the session's ``resolve``, every other through its record's ``view``."""
     wanted = list(dict.fromkeys(agents))
     wanted.sort(key=lambda a: ORDER.index(family(a)) if family(a) in ORDER else len(ORDER))
     out = []
     for agent in wanted:
-        fam = family(agent)
-        if fam == "grok":
+        record = BY_ID.get(family(agent))
+        if record is None:
+            raise ValueError(f"unknown agent {agent!r} (known: {choices()})")
+        if record.engine:
             out.append(grok_view(resolve(cwd), file, resolve))
-        elif fam in DISCOVERY:
-            out.append(DISCOVERY[fam](cwd, file, env))
         else:
-            raise ValueError(f"unknown agent {agent!r} (known: {', '.join(ORDER)})")
+            out.append(record.view(cwd, file, env))
     return out
 
 
