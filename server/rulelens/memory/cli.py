@@ -12,6 +12,10 @@ import sys
 import time
 from typing import Any
 
+from rulelens.memory.agentfiles import StoreView, memory_agents
+from rulelens.memory.agentmemory import ALL, AgentSearch, AgentStores, memory_agent, preview
+from rulelens.memory.agentmemory import plan_remember as plan_agent_note
+from rulelens.memory.agentmemory import remember as remember_agent_note
 from rulelens.memory.best import matched_line
 from rulelens.memory.remember import RememberError
 from rulelens.memory.search import SearchOutcome
@@ -203,7 +207,48 @@ def format_transcripts(report: SearchReport) -> str:
     return "\n".join(out) + "\n"
 
 
+def format_agent_search(found: AgentSearch) -> str:
+    """``--agent claude|…|all``: hits grouped by nothing, each with its agent and label."""
+    out = [f"query:    {found.query}",
+           f"agents:   {', '.join(found.agents)}",
+           "rank:     best (for people)" + ("" if found.vectors else "; keywords only"), ""]
+    if not found.hits:
+        out.append("No results: nothing matches the query well enough.")
+    for i, h in enumerate(found.hits, 1):
+        mark = "injected at start" if h.injected == "start" else (
+            "on demand" if h.injected == "on-demand" else "not read by the agent")
+        out.append(f"{i:>2}. {h.score:.2f}  {h.agent:<7} {display_path(h.path)}:{h.start_line}-"
+                   f"{h.end_line}  [{mark}]")
+        out.append("    " + " ".join(h.snippet.split())[:160])
+    out += [f"note: {n}" for n in found.notes]
+    return "\n".join(out) + "\n"
+
+
+def _search_agents(args: argparse.Namespace, agent: str) -> int:
+    svc = _service(args)
+    stores = AgentStores(svc)
+    try:
+        found = stores.search(agent, args.workspace, args.query, args.max_results)
+    finally:
+        stores.close()
+        svc.close()
+    if args.rank == "agent" and agent != ALL:
+        found.notes.insert(0, f"{agent} has no memory search RuleLens models; results are"
+                              " ranked for people (--rank best)")
+    if args.json:
+        _print_json(found.to_json())
+    else:
+        sys.stdout.write(format_agent_search(found))
+    return 0
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
+    other = memory_agent(args.agent)
+    if other is not None:
+        if args.agent_format or "transcript" in args.sources:
+            raise MemoryError_("--agent-format and transcripts are Grok's only; use"
+                               " --agent grok")
+        return _search_agents(args, other)
     svc = _service(args)
     memory = _agent_memory(args, svc)
     try:
@@ -323,7 +368,50 @@ def format_status(st: MemoryStatus, store: list[str] | None = None, v2: bool = F
     return "\n".join(out) + "\n"
 
 
+def format_store_view(view: StoreView) -> str:
+    """One agent's memory files and what reaches its model at start."""
+    out = [f"agent:         {view.agent}", f"workspace:     {view.cwd}"]
+    if view.project:
+        out.append(f"project:       {view.project}")
+    for scope, root in view.roots.items():
+        if root:
+            out.append(f"{scope + ' root:':<15}{display_path(root)}")
+    out.append("")
+    if view.files:
+        out.append(f"files ({len(view.files)}):")
+    for f in view.files:
+        reach = {"start": "injected at start", "on-demand": "on demand",
+                 "no": "not read by the agent"}[f.injected]
+        if f.injected == "start":
+            reach += (f", {f.injected_bytes} B" + (f", cut after line {f.cut_at_line}"
+                                                   f" of {f.lines}" if f.cut_at_line else ""))
+        out.append(f"  {f.scope:<9} {f.bytes:>8} B  {display_path(f.path)}  [{reach}]")
+    for k in view.skipped:
+        out.append(f"  skipped   {display_path(k.path)}: {k.reason}")
+    out += [f"note: {n}" for n in view.notes]
+    return "\n".join(out) + "\n"
+
+
+def _status_agents(args: argparse.Namespace, agent: str) -> int:
+    svc = _service(args)
+    stores = AgentStores(svc)
+    try:
+        views = stores.views(agent, args.workspace)
+    finally:
+        stores.close()
+        svc.close()
+    if args.json:
+        _print_json(views[0].to_json() if agent != ALL else
+                    {"agents": [v.to_json() for v in views]})
+    else:
+        sys.stdout.write("\n".join(format_store_view(v) for v in views))
+    return 0
+
+
 def _cmd_status(args: argparse.Namespace) -> int:
+    other = memory_agent(args.agent)
+    if other is not None:
+        return _status_agents(args, other)
     svc = _service(args)
     memory = _agent_memory(args, svc)
     try:
@@ -385,25 +473,61 @@ def _cmd_context(args: argparse.Namespace) -> int:
     return 0
 
 
+def _confirmed(args: argparse.Namespace) -> int | None:
+    """None to go on writing; else the exit code (not confirmed)."""
+    if args.yes:
+        return None
+    if not sys.stdin.isatty():
+        print("rulelens: not written: pass --yes to confirm", file=sys.stderr)
+        return 2
+    answer = input("Write this note? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        print("rulelens: not written", file=sys.stderr)
+        return 1
+    return None
+
+
+def _remember_agent(args: argparse.Namespace, agent: str) -> int:
+    if agent == ALL:
+        raise MemoryError_("remember writes one agent's memory: pass --agent ID")
+    svc = _service(args)
+    try:
+        plan = plan_agent_note(svc, agent, args.workspace, args.text, args.scope)
+        print(f"{agent} {plan.scope} memory ({plan.format}): {display_path(plan.path)}\n"
+              f"--- exact bytes appended ---\n{preview(plan).decode()}---", file=sys.stderr)
+        if args.dry_run:
+            return 0
+        stop = _confirmed(args)
+        if stop is not None:
+            return stop
+        remember_agent_note(plan)
+    except RememberError as exc:
+        print(f"rulelens: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        svc.close()
+    print(plan.path)
+    return 0
+
+
 def _cmd_remember(args: argparse.Namespace) -> int:
+    other = memory_agent(args.agent)
+    if other is not None:
+        return _remember_agent(args, other)
     svc = _service(args)
     memory = _agent_memory(args, svc)
     try:
-        store, path, text = memory.plan_remember(args.workspace, args.text, args.scope)
+        store, path, text = memory.plan_remember(args.workspace, args.text,
+                                                 args.scope or "global")
         print(f"{'memory v2 inbox' if store == 'v2' else 'legacy global MEMORY.md'}:"
               f" {display_path(path)}\n--- exact text written ---\n{text}\n---",
               file=sys.stderr)
         if args.dry_run:
             return 0
-        if not args.yes:
-            if not sys.stdin.isatty():
-                print("rulelens: not written: pass --yes to confirm", file=sys.stderr)
-                return 2
-            answer = input("Write this note? [y/N] ").strip().lower()
-            if answer not in ("y", "yes"):
-                print("rulelens: not written", file=sys.stderr)
-                return 1
-        written, _ = memory.remember(args.workspace, args.text, args.scope)
+        stop = _confirmed(args)
+        if stop is not None:
+            return stop
+        written, _ = memory.remember(args.workspace, args.text, args.scope or "global")
     except RememberError as exc:
         print(f"rulelens: error: {exc}", file=sys.stderr)
         return 2
@@ -471,7 +595,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     def agent(p: argparse.ArgumentParser) -> None:
         p.add_argument("--agent", default=None, metavar="ID",
-                       help="agent profile: grok (newest, default), grok@1.0.45, grok@1.0.6")
+                       help="grok (newest, default), grok@1.0.45, grok@1.0.6, or another"
+                            f" agent's memory: {', '.join(memory_agents()[1:])}; all (search,"
+                            " status)")
 
     def embedder(p: argparse.ArgumentParser) -> None:
         p.add_argument("--embedder", choices=EMBEDDER_KINDS, default=None,
@@ -536,9 +662,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("text")
     workspace(p)
     agent(p)
-    p.add_argument("--scope", choices=("global", "workspace"), default="global",
-                   help="legacy store only: global MEMORY.md (the agent's /remember, default)"
-                        " or the workspace's; memory v2 always writes a global observation")
+    p.add_argument("--scope", choices=("global", "workspace"), default=None,
+                   help="Grok legacy store: global MEMORY.md (the agent's /remember, default)"
+                        " or the workspace's; memory v2 always writes a global observation."
+                        " Claude: workspace only; Gemini: global (default) or workspace")
     p.add_argument("--dry-run", action="store_true", help="show the exact text, write nothing")
     p.add_argument("--yes", action="store_true", help="write without asking")
     p.set_defaults(func=_wrap(_cmd_remember))

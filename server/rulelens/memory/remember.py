@@ -32,7 +32,7 @@ import hashlib
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from rulelens.agents.rusttext import byte_len, lines, trim
@@ -266,6 +266,39 @@ def _append_locked(path: str, dfd: int, normalised: str, seen: FileSnapshot | No
             return Remembered(path, normalised, sha256_hex(_read_all(path, fd)))
         finally:
             os.close(fd)
+    raise RememberError(f"{path} kept appearing and disappearing; nothing was written")
+
+
+def append_in_place(path: str, suffix_for: Callable[[bytes | None], bytes], *, root: str,
+                    timeout_s: float = LOCK_TIMEOUT_S) -> bytes:
+    """Append ``suffix_for(file as it is under the lock)`` to ``path`` (another agent's
+    format), with the same lock, link refusals and single ``O_APPEND`` write as
+    :func:`append_note`; returns the bytes written. ``suffix_for`` may raise
+    :class:`RememberError` to refuse (nothing is written)."""
+    with _memory_dir(path, root, create=True) as dfd:
+        if dfd is None:  # not with create=True; kept for the type checker
+            raise RememberError(f"{path}: no directory; nothing was written")
+        with _locked(path, dfd, timeout_s):
+            for _ in range(3):
+                fd = _open_memory_file(path, dfd, os.O_RDWR | os.O_APPEND)
+                created = fd is None
+                if fd is None:
+                    try:
+                        fd = os.open(os.path.basename(path), os.O_RDWR | os.O_APPEND
+                                     | os.O_CREAT | os.O_EXCL | _NO_FOLLOW, 0o644, dir_fd=dfd)
+                    except FileExistsError:
+                        continue
+                try:
+                    current = None if created else _read_all(path, fd)
+                    _checked_utf8(path, current)
+                    data = suffix_for(current)
+                    _append(path, fd, data)
+                    if created:
+                        with contextlib.suppress(OSError):
+                            os.fsync(dfd)
+                    return data
+                finally:
+                    os.close(fd)
     raise RememberError(f"{path} kept appearing and disappearing; nothing was written")
 
 
