@@ -9,6 +9,8 @@ does not hide ``CLAUDE.local.md`` from RuleLens' own repository. The home trusts
 repository for Gemini CLI (``~/.gemini/trustedFolders.json``; folder trust is on by default
 there) and for Grok (``~/.grok/trusted_folders.toml``, as ``grok --trust`` records it), so
 ``rulelens chain --agent all`` shows what each agent loads once the user has said yes.
+It also gets a Claude Code auto memory and a Gemini CLI private project memory for the
+repository (from ``memory/``; their folder names depend on where DEST is), next to Grok's.
 Rebuilding replaces DEST.
 """
 
@@ -16,12 +18,31 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ORIGIN = "git@github.com:acme/demo-shop.git"
+
+
+def add_agent_memory(repo: str, home: str) -> None:
+    """Claude Code's auto memory and Gemini CLI's private project memory for the repository:
+    their folders are named from its path, so they are made here from ``memory/``."""
+    name = re.sub(r"[^a-zA-Z0-9]", "-", os.path.realpath(repo))  # Claude's sanitizePath
+    shutil.copytree(os.path.join(HERE, "memory", "claude"),
+                    os.path.join(home, ".claude", "projects", name, "memory"))
+    gemini = os.path.join(home, ".gemini")
+    os.makedirs(os.path.join(gemini, "tmp", "demo-shop"), exist_ok=True)
+    with open(os.path.join(gemini, "projects.json"), "w", encoding="utf-8") as fh:
+        json.dump({"projects": {repo: "demo-shop"}}, fh, indent=2)
+        fh.write("\n")
+    with open(os.path.join(gemini, "tmp", "demo-shop", ".project_root"), "w",
+              encoding="utf-8") as fh:
+        fh.write(repo)
+    shutil.copytree(os.path.join(HERE, "memory", "gemini"),
+                    os.path.join(gemini, "tmp", "demo-shop", "memory"))
 
 
 def build(dest: str) -> dict[str, str]:
@@ -59,6 +80,7 @@ def build(dest: str) -> dict[str, str]:
     with open(os.path.join(grok_home, "trusted_folders.toml"), "w", encoding="utf-8") as fh:
         fh.write(f'[folders.{json.dumps(os.path.realpath(repo))}]\ntrusted = true\n'
                  "decided_at = 1759190400\n")
+    add_agent_memory(repo, home)
     git("init", "-q", "-b", "main")
     git("remote", "add", "origin", ORIGIN)
     git("add", "-A")

@@ -448,3 +448,21 @@ def test_grok_default_is_unchanged(h: Home) -> None:
     shop = h.repo("shop")
     data = h.json(shop, "status")
     assert data["agent"].startswith("grok") and "store" in data
+
+
+def test_demo_has_claude_and_gemini_memory(tmp_path: object) -> None:
+    """The bundled demo (``./scripts/run`` searches it) holds both agents' memory for its
+    repository, in their exact layouts."""
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+    dest = os.path.join(str(tmp_path), "demo")
+    out = subprocess.run([sys.executable, os.path.join(root, "examples", "demo", "build.py"),
+                          dest], check=True, capture_output=True, text=True).stdout
+    info = dict(line.split("=", 1) for line in out.split())
+    h = Home(dest, info["home"], os.path.join(dest, "cache"))
+    data = h.json(info["repo"], "search", "stripe webhook retries", "--agent", "all")
+    assert {r["agent"] for r in data["results"]} == {"claude", "gemini"}
+    marks = {(r["agent"], os.path.basename(r["path"])): r["injected"] for r in data["results"]}
+    assert marks[("claude", "stripe_webhooks.md")] == "on-demand"
+    assert marks[("gemini", "MEMORY.md")] == "start"
+    with open(os.path.join(root, "scripts", "run"), encoding="utf-8") as fh:
+        assert "--agent all" in fh.read().split("memory search", 1)[1]
