@@ -30,6 +30,7 @@ AGENT = "gemini"
 JIT_PREFIX = "\n\n--- Newly Discovered Project Context ---\n"
 _BLOCK = re.compile(r"--- Context from: (.+?) ---\n(.*?)\n--- End of Context from: \1 ---",
                     re.DOTALL)
+_TOUCHED = re.compile(rb'"(?:file_path|absolute_path)":("(?:[^"\\]|\\.)*")')
 _ID = re.compile(rb'\A\s*\{"id":"((?:[^"\\]|\\.)*)"')
 WHAT = ("only files found on read (the 'Newly Discovered Project Context' in tool results);"
         " the files loaded at start are not recorded")
@@ -146,6 +147,7 @@ def read(ref: SessionRef, env: Mapping[str, str]) -> Record:
     base = top if ref.path.startswith(top.rstrip(os.sep) + os.sep) else os.path.dirname(ref.path)
     order: dict[str, int] = {}  # message id -> position
     found: list[tuple[int, SeenFile]] = []
+    touched: list[tuple[int, str]] = []
     position = 0
 
     def wanted(raw: bytes) -> bool:
@@ -154,6 +156,10 @@ def read(ref: SessionRef, env: Mapping[str, str]) -> Record:
         if m is not None:
             position += 1
             order.setdefault(m.group(1).decode("utf-8", "replace"), position)
+        if b'"toolCalls"' in raw:
+            for t in _TOUCHED.finditer(raw):
+                with contextlib.suppress(ValueError):
+                    touched.append((position, json.loads(t.group(1))))
         return b"Newly Discovered Project Context" in raw or b'"$rewindTo"' in raw
 
     for line in jsonl.stream(base, ref.path, rec.stats, wanted):
@@ -164,11 +170,13 @@ def read(ref: SessionRef, env: Mapping[str, str]) -> Record:
             cut = order.get(target)
             if cut is not None:
                 found = [(p, f) for p, f in found if p < cut]
+                touched = [(p, t) for p, t in touched if p < cut]
             continue
         for text in _strings(line.get("toolCalls")):
             block = text[text.index(JIT_PREFIX) + len(JIT_PREFIX):]
             for m in _BLOCK.finditer(block):
                 found.append((position, SeenFile(m.group(1), "on-read", m.group(2))))
+    rec.touched = {t for _pos, t in touched}
     seen: set[str] = set()
     for _pos, f in found:  # each file is announced once per session (markAsLoaded)
         if f.path not in seen:

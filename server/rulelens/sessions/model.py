@@ -59,6 +59,9 @@ class Record:
     #: Why the start set is unknown (a sentence for the user), when it is.
     unrecorded_why: str | None = None
     problem: str | None = None
+    #: Files the session is seen working on (Gemini's tool calls): for these, an on-read
+    #: file the prediction lists and the session never announced is ``absent``.
+    touched: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     stats: LineStats = field(default_factory=LineStats)
 

@@ -272,6 +272,11 @@ def compare(view: AgentView, rec: Record, file: str | None, env: Mapping[str, st
         if p != o.when:
             differences.append({"path": o.path, "predicted": p, "observed": o.when})
     seen_paths = {o.path for o in observed}
+    if file is not None and file in rec.touched:  # the session worked on this very file
+        for f in view.files:
+            if f.when == "on-read" and f.path not in seen_paths:
+                differences.append({"path": f.path, "predicted": "on-read",
+                                    "observed": "absent"})
     if "start" not in rec.unrecorded and rec.start_text_seen:
         for f in view.files:
             if f.when == "start" and f.path not in seen_paths:
