@@ -55,7 +55,7 @@ from rulelens.lint.cli import batch_gc
 from rulelens.lint.engine import chain_dir
 from rulelens.lint.markdown import outline
 from rulelens.lint.session import LintSession
-from rulelens.lint.yamlbound import _Loader
+from rulelens.agents.yamlbound import _Loader
 from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.frontmatter import split
 from rulelens.rules.model import Chain

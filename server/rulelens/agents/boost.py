@@ -18,10 +18,9 @@ import os
 import re
 from collections.abc import Mapping
 
-import yaml
-
 from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match
+from rulelens.agents.meta import safe_yaml
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
@@ -51,10 +50,7 @@ def rule_paths(content: str) -> list[str]:
     m = _FRONT.match(content)
     if m is None:
         return []
-    try:
-        meta = yaml.safe_load(m.group(1))
-    except yaml.YAMLError:
-        return []
+    meta, _error = safe_yaml(m.group(1))  # bounded: a recursive alias or bomb is no paths
     raw = meta.get("paths", []) if isinstance(meta, dict) else []
     items = raw if isinstance(raw, list) else ([] if raw is None else [raw])
     return [p for p in items if isinstance(p, str)]

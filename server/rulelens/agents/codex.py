@@ -21,7 +21,8 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from rulelens.agents import fsio, profiles
+from rulelens.agents import bounded, fsio, profiles, safeio
+from rulelens.agents.compat import ConfigError
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
 
@@ -56,7 +57,9 @@ def read_config(env: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
     if isinstance(data, str):
         return {}, None
     try:
-        return tomllib.loads(data.decode("utf-8", errors="replace")), None
+        return bounded.toml_loads(data.decode("utf-8", errors="replace")), None
+    except bounded.TooDeep as exc:  # one line (exit 2 in the CLI), never RecursionError
+        raise ConfigError(f"{safeio.printable(path)}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         return {}, f"{path}: {exc}"
 
@@ -346,4 +349,5 @@ AGENT = Agent(
     formats=(), view=view,
     homes=lambda env: (codex_home(env),),
     trust_command=PROFILE.trust.command if PROFILE.trust else None,
+    config_files=("config.toml",),
 )

@@ -1,9 +1,11 @@
 """Frontmatter as the non-Grok agents read it: just enough to find the scoping keys.
 
 ``yaml_meta`` parses the block with PyYAML's safe loader (Claude's ``paths``, Copilot's
-``applyTo``, Boost's ``paths``); ``loose_meta`` reads ``key: value`` lines the way Cursor
-does, so an unquoted ``globs: **/*.ts`` (an alias error in strict YAML) still counts.
-Both cap the block at 64 KiB; a bad block is "no frontmatter" plus an error string.
+``applyTo``, Boost's ``paths``) through :mod:`rulelens.agents.yamlbound` (nesting and
+alias expansion bounded, a recursive alias refused, before any value is built);
+``loose_meta`` reads ``key: value`` lines the way Cursor does, so an unquoted
+``globs: **/*.ts`` (an alias error in strict YAML) still counts. Both cap the block at
+64 KiB; a bad block is "no frontmatter" plus an error string.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
+from rulelens.agents import yamlbound
 
 _MAX = 64 * 1024
+#: Nesting and expanded-node bounds for agents' frontmatter (lint's are configurable).
+_MAX_DEPTH = 64
+_MAX_NODES = 10_000
 _OPEN = re.compile(r"^\ufeff?\s*---[ \t]*\r?\n")
 
 
@@ -35,13 +40,20 @@ def yaml_meta(text: str) -> tuple[dict[str, Any], str, str | None]:
     if found is None:
         return {}, text, None
     raw, body = found
+    data, error = safe_yaml(raw)
+    return (data if isinstance(data, dict) else {}), body, error
+
+
+def safe_yaml(raw: str) -> tuple[Any, str | None]:
+    """``yaml.safe_load(raw)`` under the bounds: ``(value, None)`` or ``(None, error)``."""
     if len(raw) > _MAX:
-        return {}, body, "frontmatter over 64 KiB"
-    try:
-        data = yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
-        return {}, body, f"frontmatter is not valid YAML ({str(exc).splitlines()[0]})"
-    return (data if isinstance(data, dict) else {}), body, None
+        return None, "frontmatter over 64 KiB"
+    doc = yamlbound.compose(raw, max_bytes=_MAX, max_depth=_MAX_DEPTH, max_nodes=_MAX_NODES)
+    if doc.problem is not None:
+        if doc.problem.kind == "syntax":
+            return None, f"frontmatter is not valid YAML ({doc.problem.message})"
+        return None, f"frontmatter refused: {doc.problem.message}"
+    return (None if doc.node is None else yamlbound.construct(doc.node)), None
 
 
 def loose_meta(text: str) -> tuple[dict[str, Any], str]:

@@ -156,7 +156,7 @@ class Document:
         t = self.config.thresholds
         import yaml  # only documents with frontmatter pay for the YAML import
 
-        from rulelens.lint import yamlbound
+        from rulelens.agents import yamlbound
 
         doc = yamlbound.compose(block.yaml_text, max_bytes=t.max_frontmatter_bytes,
                                 max_depth=t.max_yaml_depth, max_nodes=t.max_yaml_nodes)
@@ -216,7 +216,7 @@ def _rng(node: yaml.Node, base: int) -> Range:
 def _fields(node: yaml.MappingNode, base: int) -> list[Field]:
     import yaml
 
-    from rulelens.lint import yamlbound
+    from rulelens.agents import yamlbound
 
     out: list[Field] = []
     construct = yamlbound.construct

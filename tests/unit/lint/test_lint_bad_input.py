@@ -12,7 +12,7 @@ from lintrepo import Repo, codes
 
 from rulelens.lint import lint_document
 from rulelens.lint.config import DEFAULT
-from rulelens.lint.yamlbound import compose
+from rulelens.agents.yamlbound import compose
 
 
 def _fm(body: str) -> str:

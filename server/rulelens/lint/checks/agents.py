@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rulelens.agents import codex, profiles
+from rulelens.agents.compat import ConfigError
 from rulelens.lint.context import Context
 
 
@@ -44,7 +46,7 @@ def codex_budget(fallback: int) -> tuple[int, str]:
     """Codex's ``project_doc_max_bytes`` and where it comes from: ``$CODEX_HOME/config.toml``
     when it sets one, else ``fallback`` (lint's ``codex_max_bytes``, default Codex's own
     32 KiB)."""
-    config, _error = codex.read_config(agent_env())
+    config = _codex_config()
     if "project_doc_max_bytes" in config:
         budget, _, _, _ = codex.settings(config)
         return budget, os.path.join(codex.codex_home(agent_env()), "config.toml")
@@ -53,9 +55,17 @@ def codex_budget(fallback: int) -> tuple[int, str]:
 
 def codex_root_markers() -> list[str]:
     """Codex's ``project_root_markers`` (default ``.git``), from its config."""
-    config, _error = codex.read_config(agent_env())
-    _, _, markers, _ = codex.settings(config)
+    _, _, markers, _ = codex.settings(_codex_config())
     return markers
+
+
+def _codex_config() -> dict[str, Any]:
+    """Codex's config table; one it cannot parse (nested too deeply, say) counts as none
+    here: ``chain --agent codex`` reports it."""
+    try:
+        return codex.read_config(agent_env())[0]
+    except ConfigError:
+        return {}
 
 
 #: Import depth limits by the name of the file that starts the chain (Gemini CLI reads

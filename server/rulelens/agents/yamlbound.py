@@ -1,11 +1,15 @@
 """Bounded YAML for frontmatter: size, nesting and alias-expansion guards before any value.
 
+Every frontmatter reader uses it: lint's documents (:mod:`rulelens.lint.document`) and the
+agents' own (:mod:`rulelens.agents.meta`: Claude, Copilot, Boost and the others).
+
 ``yaml.safe_load`` alone is not safe against hostile input: libyaml's composer recurses
 once per nesting level in C (deep ``[[[[...`` can exhaust the stack, and the Python
 fallback raises ``RecursionError``), and aliases let a few hundred bytes stand for billions
 of nodes once a consumer walks the result. So: refuse oversized text, pre-scan the nesting
 depth textually, compose (aliases stay shared nodes, cheap), count the *expanded* node
-total over the node DAG with memoisation, and only then construct values.
+total over the node graph with memoisation (an alias inside its own anchor's node, a
+cycle, is refused), and only then construct values.
 
 Results carry node marks so checks can point at the exact key or value. Lines and columns
 are 0-based and relative to the YAML text.
@@ -76,30 +80,45 @@ def _depth_scan(text: str, max_depth: int) -> YamlProblem | None:
     return None
 
 
-def _expanded_size(root: yaml.Node, max_nodes: int) -> yaml.Node | None:
-    """The first node at which the expanded tree exceeds ``max_nodes``, else ``None``."""
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _expanded_size(root: yaml.Node, max_nodes: int) -> tuple[yaml.Node, str] | None:
+    """``(node, "recursive" | "large")`` for the first alias that refers to a node it is
+    inside of, or the first node at which the expanded tree exceeds ``max_nodes``; else
+    ``None``."""
     memo: dict[int, int] = {}
-    # Iterative post-order over the DAG; a node reached twice (alias) counts twice.
+    #: Nodes whose children are still being counted: reaching one again is a cycle
+    #: (``a: &a [*a]`` composes to a list that contains itself).
+    open_nodes: set[int] = set()
+    # Iterative post-order over the node graph; a node reached twice (alias) counts twice.
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, done = stack.pop()
         key = id(node)
+        if done:
+            open_nodes.discard(key)
+            total = 1 + sum(memo[id(c)] for c in _children(node))
+            if total > max_nodes:
+                return node, "large"
+            memo[key] = total
+            continue
         if key in memo:
             continue
-        children: list[yaml.Node] = []
-        if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            for k, v in node.value:
-                children.extend((k, v))
-        if not done:
-            stack.append((node, True))
-            stack.extend((c, False) for c in children if id(c) not in memo)
-            continue
-        total = 1 + sum(memo.get(id(c), 1) for c in children)
-        if total > max_nodes:
-            return node
-        memo[key] = total
+        if key in open_nodes:
+            return node, "recursive"
+        open_nodes.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in open_nodes:
+                return child, "recursive"
+            if id(child) not in memo:
+                stack.append((child, False))
     return None
 
 
@@ -134,11 +153,14 @@ def compose(text: str, *, max_bytes: int, max_depth: int, max_nodes: int) -> Yam
         # such as ``?``, ``:`` or ``-`` implies at most a collection and an empty scalar).
         # It cannot exceed the bound, so the walk is skipped for ordinary frontmatter.
         return YamlDoc(node, None)
-    big = _expanded_size(node, max_nodes)
-    if big is not None:
-        return YamlDoc(None, YamlProblem(
-            f"aliases expand to more than {max_nodes} nodes (a YAML bomb?); not parsed",
-            big.start_mark.line, big.start_mark.column, "limit"))
+    found = _expanded_size(node, max_nodes)
+    if found is not None:
+        big, why = found
+        what = ("an alias refers to a node it is inside of (a recursive alias); not parsed"
+                if why == "recursive" else
+                f"aliases expand to more than {max_nodes} nodes (a YAML bomb?); not parsed")
+        return YamlDoc(None, YamlProblem(what, big.start_mark.line, big.start_mark.column,
+                                         "limit"))
     return YamlDoc(node, None)
 
 
