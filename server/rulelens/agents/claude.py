@@ -17,13 +17,13 @@ they are framed (9).
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from rulelens.agents import fsio, profiles
+from rulelens.agents import bounded, fsio, profiles, safeio
+from rulelens.agents.compat import ConfigError
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.imports import claude_imports, line_of
 from rulelens.agents.meta import yaml_meta
@@ -68,7 +68,9 @@ def _read_json(path: str) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = json.loads(text)
+        data = bounded.json_loads(text)
+    except bounded.TooDeep as exc:  # one line (exit 2 in the CLI), never RecursionError
+        raise ConfigError(f"{safeio.printable(path)}: {exc}") from None
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}

@@ -16,14 +16,14 @@ does not change start-up (10); the on-read why names the triggering tools (11).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rulelens.agents import fsio, profiles, safeio
+from rulelens.agents import bounded, fsio, profiles, safeio
+from rulelens.agents.compat import ConfigError
 from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 from rulelens.agents.record import Agent
@@ -86,7 +86,9 @@ def read_json(path: str) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = json.loads(_strip_json_comments(text))
+        data = bounded.json_loads(_strip_json_comments(text))
+    except bounded.TooDeep as exc:  # one line (exit 2 in the CLI), never RecursionError
+        raise ConfigError(f"{safeio.printable(path)}: {exc}") from None
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}

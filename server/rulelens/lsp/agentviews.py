@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulelens.agents import registry
+from rulelens.agents.compat import ConfigError
 from rulelens.agents.readers import SCOPED
 from rulelens.agents.registry import ORDER, family, present
 from rulelens.agents.view import AgentView, NotLoaded, ViewFile
@@ -24,6 +26,13 @@ from rulelens.multichain import summary, view_json
 from rulelens.present import display_path
 from rulelens.rules.model import Chain
 from rulelens.rules.perfile import short_name, side_by_side, views_for_file
+
+
+def refused_view(agent: str, cwd: str, path: str | None, reason: str) -> AgentView:
+    """The view of an agent whose own config file RuleLens refused to parse (nested too
+    deeply, say): nothing listed, the reason as its note."""
+    display = registry.DISPLAY.get(family(agent), agent)
+    return AgentView(agent, display, cwd, path, None, (), (), notes=(f"not shown: {reason}",))
 
 
 def enabled_agents(setting: object, workspace: str | None,
@@ -81,7 +90,10 @@ class AgentViews:
                 if hit is not None:
                     self._cache.move_to_end(key)
             if hit is None:
-                hit = views_for_file(path, cwd, [agent], self.environ, resolve)[0]
+                try:
+                    hit = views_for_file(path, cwd, [agent], self.environ, resolve)[0]
+                except ConfigError as exc:  # the agent's own config refused: a note
+                    hit = refused_view(agent, cwd, path, str(exc))
                 with self._lock:
                     self._cache[key] = hit
                     while len(self._cache) > MAX_VIEWS:
