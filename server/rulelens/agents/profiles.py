@@ -105,7 +105,8 @@ class TrustRule:
     (relative to the agent home).
     """
 
-    kind: Literal["grok-folder-trust", "codex-trusted-projects", "gemini-trusted-folders"]
+    kind: Literal["grok-folder-trust", "codex-trusted-projects", "gemini-trusted-folders",
+                  "qwen-trusted-folders"]
     withholds: frozenset[Source] = frozenset({"project"})
     command: str = ""
     store: str = ""
@@ -239,11 +240,11 @@ class AgentProfile:
     budget: Budget | None = None
     #: Near-miss files other agents read, with who reads them (templates, ``{display}``).
     foreign_files: Mapping[str, str] = field(default_factory=dict)
-
     #: How sure this row's facts are; a closed-source agent is never ``code``.
     evidence: Evidence = "docs"
     #: The main source, compactly: ``owner/repo@commit:path`` or ``URL (seen YYYY-MM-DD)``.
     source: str = ""
+
     @property
     def agent(self) -> str:
         """The agent family: ``grok`` for ``grok@1.0.45``."""
@@ -302,8 +303,8 @@ _GROK_HOMES = (
 
 GROK_1_0_6 = AgentProfile(
     id="grok@1.0.6",
-    display="Grok",
     evidence="code", source="xai-org/grok-build@19d42e3:xai-grok-agent/src/prompt/agents_md.rs",
+    display="Grok",
     title="Grok Build 1.0.6",
     named_files=_GROK_NAMED,
     rules_dirs=_GROK_RULES_DIRS,
@@ -323,8 +324,8 @@ GROK_1_0_6 = AgentProfile(
 
 GROK_1_0_45 = AgentProfile(
     id="grok@1.0.45",
-    display="Grok",
     evidence="code", source="zuozh11/grok-plus@21d45e4:xai-grok-agent/src/prompt/agents_md.rs",
+    display="Grok",
     title="Grok Build 1.0.45",
     named_files=_GROK_NAMED,
     rules_dirs=_GROK_RULES_DIRS,
@@ -452,6 +453,143 @@ BOOST = AgentProfile(
     sources=(SourceRef("agent-profiles.md §6",
                        "laravel/boost @8d8cb703 src/Rules/RuleRepository.php,"
                        " RuleFrontmatter.php (+ tests)"),),
+)
+WINDSURF = AgentProfile(
+    id="windsurf@2026-12",
+    evidence="docs", source="https://docs.windsurf.com/windsurf/cascade/memories (seen 2026-12)",
+    display="Windsurf", title="Windsurf / Devin Desktop Cascade (per docs as stored, 2026-12)",
+    named_files=(NamedFile("AGENTS.md"),),
+    rules_dirs=(RulesDir(".windsurf/rules"), RulesDir(".devin/rules")),
+    home_roots=(HomeRoot("home", ".codeium/windsurf/memories", named=False, rules_dir=None),),
+    boundary="git-root", gitignore=False, frontmatter="scope", renderers=(),
+    wording=_NO_WORDING, home_default=".codeium/windsurf",
+    on_read=OnRead(("AGENTS.md",), "cwd", True),
+    sources=(SourceRef("agent-profiles-more.md §4 (docs; closed source)",
+                       "docs.windsurf.com/windsurf/cascade/memories, /agents-md"),),
+)
+KIRO = AgentProfile(
+    id="kiro@2026-12",
+    evidence="docs", source="https://kiro.dev/docs/steering/ (seen 2026-12)",
+    display="Kiro", title="Kiro IDE and CLI steering (per docs as stored, 2026-12; the global"
+                          " fileMatch gap observed in Kiro 0.12.263)",
+    named_files=(NamedFile("AGENTS.md"),),
+    rules_dirs=(RulesDir(".kiro/steering"),),
+    home_roots=(HomeRoot("home", ".kiro", named=False, rules_dir="steering"),),
+    boundary="cwd", gitignore=False, frontmatter="scope", renderers=(),
+    wording=_NO_WORDING, home_default=".kiro", executable="kiro",
+    on_read=OnRead((), "workspace", True), imports=Imports("#[[file:path]]", 1, False),
+    sources=(SourceRef("agent-profiles-more.md §5 (docs; closed source)",
+                       "kiro.dev/docs/steering; kirodotdev/Kiro#9176 (observed, 0.12.263)"),),
+)
+ZED = AgentProfile(
+    id="zed@0023f768",
+    evidence="code", source="zed-industries/zed@0023f768:crates/agent/src/agent.rs",
+    display="Zed", title="Zed Agent Panel (zed-industries/zed @0023f768; name order per"
+                         " docs @00111873)",
+    named_files=(NamedFile(".rules"), NamedFile(".cursorrules"), NamedFile(".windsurfrules"),
+                 NamedFile(".clinerules"), NamedFile(".github/copilot-instructions.md"),
+                 NamedFile("AGENT.md"), NamedFile("AGENTS.md"), NamedFile("CLAUDE.md"),
+                 NamedFile("GEMINI.md")),
+    rules_dirs=(), home_roots=(HomeRoot("home", ".config/zed", named=False, rules_dir=None),),
+    boundary="cwd", gitignore=False, frontmatter="verbatim", renderers=(),
+    wording=_NO_WORDING, home_default=".config/zed", executable="zed",
+    sources=(SourceRef("agent-profiles-more.md §6, corrected from the code",
+                       "zed-industries/zed @0023f768 crates/agent/src/agent.rs"
+                       " (load_worktree_rules_file, test_maintaining_project_context);"
+                       " docs/src/ai/rules.md @00111873"),),
+)
+JUNIE = AgentProfile(
+    id="junie@2026-12",
+    evidence="docs",
+    source="https://www.jetbrains.com/help/junie/customize-guidelines.html (seen 2026-12)",
+    display="Junie", title="JetBrains Junie (per docs as stored, 2026-12)",
+    named_files=(NamedFile(".junie/guidelines.md"), NamedFile("AGENTS.md")),
+    rules_dirs=(), home_roots=(),
+    boundary="cwd", gitignore=False, frontmatter="verbatim", renderers=(),
+    wording=_NO_WORDING, home_default=".junie",
+    sources=(SourceRef("agent-profiles-more.md §7 (docs; closed source)",
+                       "jetbrains.com/help/junie/customize-guidelines.html,"
+                       " /project-settings.html"),),
+)
+CLINE = AgentProfile(
+    id="cline@864419d8",
+    evidence="code",
+    source="cline/cline@864419d8:apps/vscode/src/core/context/instructions/user-instructions",
+    display="Cline", title="Cline VS Code extension (rule loader @864419d8, before the"
+                           " 2026-08 SDK migration)",
+    named_files=(NamedFile(".clinerules"), NamedFile(".cursorrules"),
+                 NamedFile(".windsurfrules"), NamedFile("AGENTS.md")),
+    rules_dirs=(RulesDir(".clinerules", recursive=True),
+                RulesDir(".cursor/rules", recursive=True)),
+    home_roots=(HomeRoot("home", "Documents/Cline", named=False, rules_dir="Rules"),),
+    boundary="cwd", gitignore=False, frontmatter="scope", renderers=("cline-instructions",),
+    wording=_NO_WORDING, home_env="CLINE_DIR", home_default=".cline",
+    on_read=OnRead((), "cwd", True),
+    sources=(SourceRef("agent-profiles-more.md §1",
+                       "cline/cline @864419d8 apps/vscode/src/core/context/instructions/"
+                       "user-instructions/{cline-rules,external-rules,rule-helpers,"
+                       "rule-conditionals,frontmatter}.ts (+ __tests__)"),),
+)
+OPENCODE = AgentProfile(
+    id="opencode@00b964bd",
+    evidence="code",
+    source="anomalyco/opencode@00b964bd:packages/opencode/src/session/instruction.ts",
+    display="OpenCode", title="OpenCode (instruction.ts @00b964bd, tests @1565a419)",
+    named_files=(NamedFile("AGENTS.md"), NamedFile("CLAUDE.md"), NamedFile("CONTEXT.md")),
+    rules_dirs=(),
+    home_roots=(HomeRoot("home", ".config/opencode", rules_dir=None),
+                HomeRoot("home", ".claude", rules_dir=None)),
+    boundary="git-root", gitignore=False, frontmatter="verbatim",
+    renderers=("opencode-instructions",), wording=_NO_WORDING,
+    home_env="OPENCODE_CONFIG_DIR", home_default=".config/opencode", executable="opencode",
+    on_read=OnRead(("AGENTS.md", "CLAUDE.md", "CONTEXT.md"), "cwd", False),
+    sources=(SourceRef("agent-profiles-more.md §2",
+                       "anomalyco/opencode @00b964bd packages/opencode/src/session/"
+                       "instruction.ts; test/session/instruction.test.ts @1565a419"),),
+)
+QWEN = AgentProfile(
+    id="qwen@0f8ce082",
+    evidence="code",
+    source="QwenLM/qwen-code@0f8ce082:packages/core/src/utils/memoryDiscovery.ts",
+    display="Qwen Code", title="Qwen Code (memoryDiscovery @0f8ce082, rulesDiscovery"
+                               " @1aba1b9f)",
+    named_files=(NamedFile("QWEN.md"), NamedFile("AGENTS.md"),
+                 NamedFile(".qwen/QWEN.local.md")),
+    rules_dirs=(RulesDir(".qwen/rules", recursive=True),),
+    home_roots=(HomeRoot("agent-home", rules_dir="rules"),),
+    boundary="marker", boundary_markers=(".git",), gitignore=False, frontmatter="scope",
+    renderers=("qwen-context",), wording=_NO_WORDING, home_env="QWEN_HOME",
+    home_default=".qwen", executable="qwen",
+    trust=TrustRule("qwen-trusted-folders", command="trust the folder when Qwen Code asks",
+                    store="trustedFolders.json"),
+    on_read=OnRead((), "project-root", True), imports=Imports("@path", 5),
+    sources=(SourceRef("agent-profiles-more.md §3",
+                       "QwenLM/qwen-code @0f8ce082 packages/core/src/utils/memoryDiscovery.ts"
+                       " (+ test); @1aba1b9f rulesDiscovery.ts; @1bce6c66 memory/const.ts;"
+                       " cli/src/config/trustedFolders.ts"),),
+)
+CONTINUE = AgentProfile(
+    id="continue@2026-08",
+    evidence="docs",
+    source="https://docs.continue.dev/customize/deep-dives/rules (seen 2026-08)",
+    display="Continue", title="Continue (per docs, 2026-08)",
+    named_files=(), rules_dirs=(RulesDir(".continue/rules", recursive=True),),
+    home_roots=(HomeRoot("home", ".continue", named=False, rules_dir="rules"),),
+    boundary="cwd", gitignore=False, frontmatter="scope", renderers=(),
+    wording=_NO_WORDING, home_env="CONTINUE_GLOBAL_DIR", home_default=".continue",
+    on_read=OnRead((), "workspace", True),
+    sources=(SourceRef("agent-profiles-more.md §9 (docs)",
+                       "docs.continue.dev/customize/deep-dives/rules"),),
+)
+AIDER = AgentProfile(
+    id="aider@2026-08",
+    evidence="docs", source="https://aider.chat/docs/config/aider_conf.html (seen 2026-08)",
+    display="Aider", title="Aider (per docs, 2026-08)",
+    named_files=(), rules_dirs=(), home_roots=(),
+    boundary="git-root", gitignore=False, frontmatter="verbatim", renderers=(),
+    wording=_NO_WORDING, home_env="HOME", home_default="", executable="aider",
+    sources=(SourceRef("agent-profiles-more.md §8 (docs)",
+                       "aider.chat/docs/config/aider_conf.html, /docs/usage/conventions.html"),),
 )
 #: The non-Grok rows, in the side-by-side column order.
 OTHER_AGENTS: tuple[AgentProfile, ...] = (CLAUDE, CODEX, CURSOR, COPILOT, GEMINI, BOOST)
