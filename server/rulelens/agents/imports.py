@@ -1,4 +1,5 @@
-"""``@path`` import scanners, one per agent that has imports (Gemini CLI, Claude Code).
+"""``@path`` import scanners, one per agent that has imports (Gemini CLI, Claude Code), and
+Kiro's ``#[[file:…]]`` references.
 
 Gemini CLI's scanner is an exact port (``memoryImportProcessor.ts`` @5411f113, research
 agent-profiles §2.4 facts 15-16): an ``@`` at the start or after space/tab/CR/LF, the path
@@ -89,6 +90,16 @@ def claude_imports(content: str) -> list[tuple[int, str]]:
         if "/" in spec or "." in spec or spec.startswith("~") or spec[0].isupper():
             out.append((m.start(), spec))
     return out
+
+
+_KIRO_REF = re.compile(r"#\[\[file:([^\]\r\n]+)\]\]")
+
+
+def kiro_references(content: str) -> list[tuple[int, str]]:
+    """``(offset, path)`` of each Kiro ``#[[file:<path>]]`` reference (kiro.dev steering
+    docs: the path is relative to the workspace root); no code-span exception is documented."""
+    return [(m.start(), m.group(1).strip()) for m in _KIRO_REF.finditer(content)
+            if m.group(1).strip()]
 
 
 def line_of(content: str, offset: int) -> int:
