@@ -19,7 +19,6 @@ works only from the real file is reported as such.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from bisect import bisect_right
@@ -30,6 +29,7 @@ from rulelens.agents.imports import claude_imports
 from rulelens.lint.candidates import NOT_SOURCE
 from rulelens.lint.checks.agents import import_limit
 from rulelens.lint.context import Context
+from rulelens.lint.manifests import make_targets, package_scripts
 from rulelens.lint.markdown import fence_ranges
 from rulelens.lint.model import Range
 
@@ -229,9 +229,13 @@ class _Scan:
             manifests = _package_jsons(self.spelled_dir, self.root)
             if not manifests:
                 continue  # no package.json: nothing to check against
-            if any(script in scripts for _, scripts in manifests if scripts is not None):
+            if any(isinstance(scripts, set) and script in scripts for _, scripts in manifests):
                 continue
-            if any(scripts is None for _, scripts in manifests):
+            skipped = [(p, why) for p, why in manifests if isinstance(why, str)]
+            for p, why in skipped:  # too large, nested too deeply, not a file: named
+                self.emit("RL506", f"`{tool} run {script}`: {self.ctx.rel(p)} {why}; its"
+                          " scripts were not checked.", m.start(2), len(script))
+            if skipped or any(scripts is None for _, scripts in manifests):
                 continue  # a package.json that does not parse: cannot know
             names = " or ".join(self.ctx.rel(p) for p, _ in manifests)
             self.emit("RL506", f"`{tool} run {script}`: no script `{script}` is defined in"
@@ -243,7 +247,11 @@ class _Scan:
             makefile = _nearest(self.spelled_dir, self.root, _MAKEFILES)
             if makefile is None:
                 continue
-            targets = _make_targets(makefile)
+            targets = make_targets(makefile)
+            if isinstance(targets, str):
+                self.emit("RL506", f"`make {target}`: {self.ctx.rel(makefile)} {targets}; its"
+                          " targets were not checked.", m.start(1), len(target))
+                continue
             if targets is None or target in targets:
                 continue
             self.emit("RL506", f"`make {target}`: no target `{target}` is defined in"
@@ -284,50 +292,20 @@ def _nearest(directory: str, root: str | None, names: tuple[str, ...]) -> str | 
         current = parent
 
 
-def _scripts(path: str) -> set[str] | None:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    scripts = data.get("scripts") if isinstance(data, dict) else None
-    return set(scripts) if isinstance(scripts, dict) else set()
-
-
-def _package_jsons(directory: str, root: str | None) -> list[tuple[str, set[str] | None]]:
+def _package_jsons(directory: str, root: str | None
+                   ) -> list[tuple[str, set[str] | str | None]]:
     """The nearest ``package.json`` and the repository root's (a monorepo's workspace
-    root), each with its script names (``None``: does not parse)."""
-    out: list[tuple[str, set[str] | None]] = []
+    root), each with its script names (``None``: does not parse; a string: why it was
+    skipped), read bounded (:mod:`rulelens.lint.manifests`)."""
+    out: list[tuple[str, set[str] | str | None]] = []
     nearest = _nearest(directory, root, ("package.json",))
     if nearest is not None:
-        out.append((nearest, _scripts(nearest)))
+        out.append((nearest, package_scripts(nearest)))
     if root is not None:
         top = os.path.join(root, "package.json")
         if os.path.isfile(top) and top != nearest:
-            out.append((top, _scripts(top)))
+            out.append((top, package_scripts(top)))
     return out
-
-
-_TARGET = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)", re.MULTILINE)
-
-
-def _make_targets(path: str) -> set[str] | None:
-    """Targets a Makefile defines; ``None`` when it cannot be known (unreadable, includes
-    other files, or has pattern rules)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1024 * 1024)
-    except OSError:
-        return None
-    if re.search(r"^\s*-?include\s", text, re.MULTILINE):
-        return None
-    targets: set[str] = set()
-    for m in _TARGET.finditer(text):
-        for name in m.group(1).split():
-            if "%" in name or "$" in name:
-                return None
-            targets.add(name)
-    return targets
 
 
 def _imports_of(path: str) -> list[str]:
