@@ -17,8 +17,8 @@ from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from adversarial import hostile
 from adversarial.hostile import Tree, make_tree
+from rulelens.agents.linearre import LinearPattern
 from rulelens.rules.gitignore import _PLAIN, MAX_PATTERNS, GitIgnore, _compile, _translate
-from rulelens.rules.linearre import LinearPattern
 
 #: Generous for a linear matcher; the backtracking one needed hours for these inputs.
 FAST_S = 30

@@ -23,12 +23,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from rulelens.agents import bounded, fsio, profiles, safeio
+from rulelens.agents.approval import Approval, ImportBudget, workspace_roots
 from rulelens.agents.compat import ConfigError
-from rulelens.agents.globmatch import first_match, split_globs
+from rulelens.agents.globmatch import first_match, glob_problem, split_globs
 from rulelens.agents.imports import claude_imports, line_of
 from rulelens.agents.meta import yaml_meta
-from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 from rulelens.agents.record import Agent
+from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 
 PROFILE = profiles.CLAUDE
 ID = PROFILE.agent
@@ -120,19 +121,24 @@ def hide_comments(text: str) -> str:
 
 
 class _Loader:
-    def __init__(self, cwd: str, home: str, excludes: list[str], b: ViewBuilder) -> None:
+    def __init__(self, cwd: str, home: str, excludes: list[str], b: ViewBuilder,
+                 approval: Approval | None = None) -> None:
         self.cwd = cwd
         self.home = home
         self.excludes = excludes
         self.b = b
         self.blocks: list[tuple[str, str, str]] = []  # path, kind, content
+        #: Where an import may be opened: checked before any access to its target.
+        self.approval = approval or Approval.of([cwd, os.path.join(home, ".claude")])
+        self.budget = ImportBudget()
 
     def load(self, path: str, when: When, why: str, kind: str, role: Role,
              imported_by: str | None = None, hops: int = 0,
-             chain: frozenset[str] = frozenset()) -> bool:
+             chain: frozenset[str] = frozenset(), source: str | None = None) -> bool:
+        """Load ``path`` (read from ``source``, its approved real path, for an import)."""
         if self.b.loaded(path):
             return True
-        size = fsio.size(path)
+        size = fsio.size(source or path)
         if kind != "managed":
             pattern = _excluded(path, self.excludes)
             if pattern is not None:
@@ -143,9 +149,11 @@ class _Loader:
             self.b.skip(path, "too-large", f"{size:,} bytes: Claude Code skips a file over 4 MiB"
                         f" whole ({DOCS})", imported_by)
             return False
-        text = fsio.read_text(path)
+        text = fsio.read_text(source or path)
         if text is None:
             self.b.skip(path, "unreadable", "cannot be read", imported_by)
+            return False
+        if imported_by is not None and not self.budget.take_bytes(len(text)):
             return False
         _meta, body, _err = yaml_meta(text) if kind == "rule" else ({}, text, None)
         shown = hide_comments(body)
@@ -156,7 +164,12 @@ class _Loader:
 
     def _imports(self, owner: str, text: str, when: When, role: Role, hops: int,
                  chain: frozenset[str]) -> None:
+        """Follow ``owner``'s imports. The approval rule comes before any access to a
+        target: one outside the approved roots (or, for a project file, outside the start
+        directory) is listed by its spelling only — never stat-ed, read or shown."""
         for offset, spec in claude_imports(text):
+            if not self.budget.take_import():
+                return
             line = line_of(text, offset)
             if spec.startswith("~/"):
                 target = os.path.join(self.home, spec[2:])
@@ -174,28 +187,30 @@ class _Loader:
                 self.b.skip(target, "import-depth", f"{where} is hop {depth}; Claude Code follows"
                             f" imports {MAX_HOPS} hops deep ({DOCS}; older builds: 5)", owner)
                 continue
-            if not fsio.is_file(target):
-                self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", depth))
-                self.b.skip(target, "import-missing", f"{where}: no such file", owner)
-                continue
-            head = fsio.read_bytes(target, 8192)
-            if isinstance(head, bytes) and b"\0" in head:
-                self.b.imports.append(ImportEdge(owner, line, spec, target, "binary", depth))
-                self.b.skip(target, "import-binary", f"{where}: a binary file; Claude Code does"
-                            f" not include binary files through imports ({DOCS})", owner)
-                continue
-            if not fsio.is_below(os.path.realpath(target), os.path.realpath(self.cwd)) \
-                    and role == "project":
+            real = self.approval.resolve(target)
+            if real is None or (role == "project"
+                                and not fsio.is_below(real, self.approval.canonical(self.cwd))):
                 self.b.imports.append(ImportEdge(owner, line, spec, target, "needs-approval",
                                                  depth))
                 self.b.skip(target, "import-needs-approval",
                             f"{where} points outside the start directory: Claude Code asks once"
                             " per project before loading it, and `claude -p` never asks"
-                            f" ({DOCS})", owner)
+                            f" ({DOCS}); outside, needs approval: RuleLens does not open it",
+                            owner)
+                continue
+            if not fsio.is_file(real):
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", depth))
+                self.b.skip(target, "import-missing", f"{where}: no such file", owner)
+                continue
+            head = fsio.read_bytes(real, 8192)
+            if isinstance(head, bytes) and b"\0" in head:
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "binary", depth))
+                self.b.skip(target, "import-binary", f"{where}: a binary file; Claude Code does"
+                            f" not include binary files through imports ({DOCS})", owner)
                 continue
             self.b.imports.append(ImportEdge(owner, line, spec, target, "inlined", depth))
             self.load(target, when, f"imported by {where} (hop {depth})", "import", role,
-                      imported_by=owner, hops=depth, chain=chain)
+                      imported_by=owner, hops=depth, chain=chain, source=real)
 
 
 def _render_kind(path: str, kind: str, role: Role) -> str:
@@ -225,6 +240,10 @@ def _rule(ld: _Loader, path: str, base: str, file: str | None, when_unscoped: Wh
     globs = split_globs(meta.get("paths")) if "paths" in meta else []
     if err:
         ld.b.notes.append(f"{path}: {err}; Claude Code then treats it as unscoped")
+    for glob in globs:
+        problem = glob_problem(glob)
+        if problem is not None:
+            ld.b.notes.append(f"{path}: paths: {problem}")
     if not globs:
         ld.load(path, when_unscoped, why_unscoped, "rule", role)
         return
@@ -243,7 +262,11 @@ def view(cwd: str, file: str | None, env: Mapping[str, str], managed: str = MANA
     home = env.get("HOME") or os.path.expanduser("~")
     excludes, mode = settings(home, cwd)
     b = ViewBuilder()
-    ld = _Loader(cwd, home, excludes, b)
+    # Imports may be opened inside the workspace folders (the language server's) or the
+    # start directory (the command line's), and Claude's own homes.
+    approval = Approval.of([cwd, *(workspace_roots() or ()), os.path.join(home, ".claude"),
+                            os.path.dirname(managed)])
+    ld = _Loader(cwd, home, excludes, b, approval)
     off = next((v for v in ("CLAUDE_CODE_SAFE_MODE", "CLAUDE_CODE_SIMPLE") if env.get(v)), None)
     if off:
         b.notes.append(f"{off} is set: Claude Code loads no CLAUDE.md files ({DOCS}).")
@@ -352,6 +375,8 @@ def _same(a: str, b: str) -> bool:
 
 def _finish(cwd: str, file: str | None, root: str | None, b: ViewBuilder,
             ld: _Loader) -> AgentView:
+    if ld.budget.stopped is not None:
+        b.notes.append(ld.budget.stopped)
     return AgentView(ID, DISPLAY, cwd, file, root, b.files(), b.not_loaded(),
                      imports=tuple(b.imports), notes=tuple(b.notes), basis="docs",
                      basis_label=DOCS, rendered=render(ld.blocks, b.files()))

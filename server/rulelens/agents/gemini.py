@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulelens.agents import bounded, fsio, profiles, safeio
+from rulelens.agents.approval import Approval, ImportBudget, workspace_roots
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
-from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 from rulelens.agents.record import Agent
+from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
 
 PROFILE = profiles.GEMINI
 ID = PROFILE.agent
@@ -219,14 +220,44 @@ def _dedup_sorted(paths: list[str]) -> list[str]:
     return sorted(out, key=_js_sort_key)
 
 
-class _Expander:
-    """Tree-format import expansion (facts 15-21) that records every edge."""
+#: What the rendered text holds where RuleLens did not open an import (not Gemini's text).
+NOT_OPENED = "<!-- RuleLens: not opened: {spec} - outside the workspace, needs approval -->"
 
-    def __init__(self, b: ViewBuilder, markers: tuple[str, ...], when: When) -> None:
+
+class _Expander:
+    """Tree-format import expansion (facts 15-21) that records every edge. The approval
+    rule comes before any access to a target; ``budget`` bounds the whole view."""
+
+    def __init__(self, b: ViewBuilder, markers: tuple[str, ...], when: When,
+                 approval: Approval | None = None, budget: ImportBudget | None = None) -> None:
         self.b = b
         self.markers = markers
         self.when = when
+        #: ``None``: the workspace folders (server) or the importing file's project root.
+        self.approval = approval
+        self.budget = budget or ImportBudget()
         self.imported: list[ViewFile] = []
+
+    def _approved(self, full: str, project: str) -> str | None:
+        """The real path of ``full`` when RuleLens may open it (before any access)."""
+        if self.approval is None:
+            self.approval = Approval.of(workspace_roots() or (project,))
+        return self.approval.resolve(full)
+
+    def _outside(self, owner: str, line: int, spec: str, full: str, depth: int) -> None:
+        """An import RuleLens may not open: its spelling only, no access to ``full``."""
+        self.b.imports.append(ImportEdge(owner, line, spec, full, "needs-approval", depth))
+        self.b.skip(full, "import-needs-approval",
+                    f"@{spec} in {owner}:{line} points outside the workspace and Gemini CLI's"
+                    " home; outside, needs approval: RuleLens does not open it", owner)
+
+    def _read(self, real: str) -> bytes | str:
+        """The import's bytes through safeio (a FIFO or device never blocks), or why not."""
+        data = fsio.read_bytes(real) if fsio.exists(real) else (
+            f"ENOENT: no such file or directory, access '{real}'")
+        if isinstance(data, bytes) and not self.budget.take_bytes(len(data)):
+            return "not read: " + str(self.budget.stopped)
+        return data
 
     def expand(self, content: str, base: str, chain: frozenset[str], depth: int,
                project: str, owner: str) -> str:
@@ -234,6 +265,8 @@ class _Expander:
         if depth >= MAX_IMPORT_DEPTH:
             for start, _e, spec in gemini_imports(content):
                 if not in_regions(start, regions):
+                    if not self.budget.take_import():
+                        break
                     self.b.imports.append(ImportEdge(owner, line_of(content, start), spec,
                                                      None, "depth", depth + 1))
             return content
@@ -246,7 +279,16 @@ class _Expander:
                 continue
             line = line_of(content, start)
             full = os.path.normpath(os.path.join(base, spec))
-            if re.match(r"^(file|https?)://", spec) or not _inside(full, project):
+            if not self.budget.take_import():
+                out.append("@" + spec)
+                continue
+            refused = re.match(r"^(file|https?)://", spec) or not _spelled_inside(full, project)
+            real = None if refused else self._approved(full, project)
+            if real is None and not refused:
+                out.append(NOT_OPENED.format(spec=spec))
+                self._outside(owner, line, spec, full, depth + 1)
+                continue
+            if real is None or not _inside(real, project):
                 out.append(f"<!-- Import failed: {spec} - Path traversal attempt -->")
                 self.b.imports.append(ImportEdge(owner, line, spec, full, "outside", depth + 1))
                 self.b.skip(full, "import-outside",
@@ -257,8 +299,7 @@ class _Expander:
                 out.append(f"<!-- File already processed: {spec} -->")
                 self.b.imports.append(ImportEdge(owner, line, spec, full, "cycle", depth + 1))
                 continue
-            data = fsio.read_bytes(full) if fsio.exists(full) else (
-                f"ENOENT: no such file or directory, access '{full}'")
+            data = self._read(real)
             if isinstance(data, str):
                 out.append(f"<!-- Import failed: {spec} - {data} -->")
                 self.b.imports.append(ImportEdge(owner, line, spec, full, "missing", depth + 1))
@@ -267,7 +308,7 @@ class _Expander:
                 continue
             text = data.decode("utf-8", errors="replace")
             self.b.imports.append(ImportEdge(owner, line, spec, full, "inlined", depth + 1))
-            sub = _Expander(self.b, self.markers, self.when)
+            sub = _Expander(self.b, self.markers, self.when, self.approval, self.budget)
             inner = sub.expand(text, os.path.dirname(full), chain | {full}, depth + 1,
                                project, full)
             out.append(f"<!-- Imported from: {spec} -->\n{inner}\n"
@@ -300,12 +341,20 @@ class _Expander:
                     continue
                 full = os.path.normpath(os.path.join(base, spec))
                 line = line_of(text, start)
-                if re.match(r"^(file|https?)://", spec) or not _inside(full, project):
+                if not self.budget.take_import():
+                    return
+                refused = (re.match(r"^(file|https?)://", spec)
+                           or not _spelled_inside(full, project))
+                real = None if refused else self._approved(full, project)
+                if real is None and not refused:
+                    self._outside(src, line, spec, full, depth + 1)
+                    continue
+                if real is None or not _inside(real, project):
                     self.b.imports.append(ImportEdge(src, line, spec, full, "outside", depth + 1))
                     continue
                 if full in seen:
                     continue
-                data = fsio.read_bytes(full) if fsio.exists(full) else "missing"
+                data = self._read(real)
                 if isinstance(data, str):
                     self.b.imports.append(ImportEdge(src, line, spec, full, "missing", depth + 1))
                     continue
@@ -322,6 +371,12 @@ class _Expander:
                              for p, c in out)
 
 
+def _spelled_inside(path: str, root: str) -> bool:
+    """The spelling alone is inside the project root (Gemini refuses it otherwise, whether
+    it exists or not: deciding that needs no access to ``path``)."""
+    return fsio.is_below(path, root) or fsio.is_below(path, os.path.realpath(root))
+
+
 def _inside(path: str, root: str) -> bool:
     real = os.path.realpath(path)
     return fsio.is_below(real, os.path.realpath(root))
@@ -334,6 +389,10 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     trusted, trust_why = trust_state(env, cwd, s.folder_trust)
     root = project_root(cwd, s.markers)
     ceiling = root or cwd
+    # Imports may be opened inside the workspace folders (the language server's), else the
+    # start directory and its project root (the command line's), and ~/.gemini.
+    approval = Approval.of([cwd, *(workspace_roots() or (ceiling,)), gdir])
+    budget = ImportBudget()
     blocks: dict[str, list[tuple[str, str]]] = {"global": [], "project": [], "jit": []}
 
     def load(path: str, when: When, why: str, kind: str, tier: str) -> None:
@@ -342,7 +401,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
             b.skip(path, "unreadable", f"cannot be read: {data}")
             return
         text = data.decode("utf-8", errors="replace")
-        ex = _Expander(b, s.markers, when)
+        ex = _Expander(b, s.markers, when, approval, budget)
         project = project_root(os.path.dirname(path), s.markers) or os.path.dirname(path)
         expanded = (ex.flat(text, path, project) if s.import_format == "flat" else
                     ex.expand(text, os.path.dirname(path), frozenset(), 0, project, path))
@@ -376,6 +435,8 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
 
     if not trusted:
         b.notes.append("Untrusted folder: " + trust_why)
+    if budget.stopped is not None:
+        b.notes.append(budget.stopped)
     b.notes.append(UNSEEN_TIERS)
     if "AGENTS.md" not in s.names:
         b.notes.append("Gemini CLI reads AGENTS.md only when context.fileName lists it.")

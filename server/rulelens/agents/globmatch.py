@@ -5,11 +5,25 @@ inside one segment, ``**`` spans segments (``a/**/b`` matches ``a/b``), ``{x,y}`
 alternation, ``[...]`` a class. A pattern without ``/`` is *not* matched against the
 basename alone (``*.py`` matches ``x.py`` but not ``src/x.py``), as in the documented
 Copilot example. None of the agents documents its dialect fully; the views say so.
+
+A repository writes these globs, so matching is linear in the name whatever the pattern
+(``**/a*a*a*…*b``, ``{a,a}`` x 28): risky translations run on the Thompson NFA of
+:mod:`rulelens.agents.linearre`, runs of ``*`` collapse, and a pattern longer than
+:data:`MAX_GLOB` characters or nesting braces deeper than :data:`MAX_NESTING` is not
+matched at all (:func:`glob_problem` says why).
 """
 
 from __future__ import annotations
 
+import functools
 import re
+
+from rulelens.agents.linearre import Matcher, Unsupported, compile_bounded
+
+#: Longest scope glob matched (a real one is a few dozen characters).
+MAX_GLOB = 4096
+#: Deepest ``{…}`` nesting matched (the regex parser recurses per level).
+MAX_NESTING = 32
 
 
 def split_globs(value: object) -> list[str]:
@@ -36,7 +50,26 @@ def split_globs(value: object) -> list[str]:
     return [g.strip().strip("'\"") for g in out if g.strip().strip("'\"")]
 
 
-def _compile(pattern: str) -> re.Pattern[str] | None:
+def glob_problem(pattern: str) -> str | None:
+    """Why RuleLens does not match ``pattern`` at all, or ``None``: one line."""
+    if len(pattern) > MAX_GLOB:
+        return f"a glob of {len(pattern):,} characters (over {MAX_GLOB:,}) is not matched"
+    depth = deepest = 0
+    for ch in pattern:
+        if ch == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == "}":
+            depth = max(0, depth - 1)
+    if deepest > MAX_NESTING:
+        return f"braces nested {deepest} deep (over {MAX_NESTING}) are not matched"
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile(pattern: str) -> Matcher | None:
+    if glob_problem(pattern) is not None:
+        return None
     pattern = pattern.strip()
     if pattern.startswith("./"):
         pattern = pattern[2:]
@@ -57,10 +90,12 @@ def _compile(pattern: str) -> re.Pattern[str] | None:
                         out.append("(?:[^/]*/)*")
                         i = j + 1
                     continue
-                out.append("[^/]*")
+                if not out or out[-1] != "[^/]*":
+                    out.append("[^/]*")
                 i = j
                 continue
-            out.append("[^/]*")
+            if not out or out[-1] != "[^/]*":  # `**` inside a segment, `***`: one star
+                out.append("[^/]*")
         elif c == "?":
             out.append("[^/]")
         elif c == "[":
@@ -89,8 +124,8 @@ def _compile(pattern: str) -> re.Pattern[str] | None:
     if brace:
         return None
     try:
-        return re.compile("".join(out) + r"\Z")
-    except re.error:
+        return compile_bounded("".join(out) + r"\Z")
+    except (re.error, Unsupported, RecursionError):
         return None
 
 

@@ -11,6 +11,12 @@ listing of each project root for a few seconds (the language server lints on eve
 keystroke) until invalidated, and the answers per pattern; the listing prunes ``.git``,
 ``node_modules`` and directories ignored by the root ``.gitignore``, and stops at a file
 budget (past it "matches nothing" is not reported, because it cannot be known).
+
+Matching is linear in the path whatever the repository writes: a translation that could
+make ``re`` backtrack (``**/a*a*…*b``, many alternations) runs on the Thompson NFA of
+:mod:`rulelens.agents.linearre`, runs of ``*`` collapse, and a pattern over
+:data:`MAX_GLOB` characters or nesting braces over :data:`MAX_NESTING` deep is reported
+by :func:`problem` and never compiled.
 """
 
 from __future__ import annotations
@@ -24,18 +30,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice, takewhile
 
+from rulelens.agents.linearre import Matcher, compile_bounded
 from rulelens.rules.gitignore import GitIgnore, walk_unignored
 
 _PRUNE = frozenset({".git", "node_modules", ".hg", ".svn", "__pycache__", ".venv"})
 _TTL = 5.0
 MAX_EXPANSIONS = 1000
+#: Longest glob compiled; deepest brace nesting (the regex parser recurses per level).
+MAX_GLOB = 4096
+MAX_NESTING = 32
 
 
 def problem(pattern: str) -> str | None:
     """Why ``pattern`` is invalid, or ``None``."""
     if not pattern.strip():
         return "empty pattern"
-    depth = 0
+    if len(pattern) > MAX_GLOB:
+        return (f"{len(pattern):,} characters, over the {MAX_GLOB:,} RuleLens matches; not"
+                " checked")
+    depth = deepest = 0
     i = 0
     n = len(pattern)
     while i < n:
@@ -57,6 +70,7 @@ def problem(pattern: str) -> str | None:
             continue
         if ch == "{":
             depth += 1
+            deepest = max(deepest, depth)
         elif ch == "}":
             if depth == 0:
                 return f"`}}` at position {i + 1} has no opening `{{`"
@@ -64,6 +78,8 @@ def problem(pattern: str) -> str | None:
         i += 1
     if depth:
         return "unbalanced `{`: brace expansion has no closing `}`"
+    if deepest > MAX_NESTING:
+        return f"braces nested {deepest} deep, over the {MAX_NESTING} RuleLens matches; not checked"
     if _expansions(pattern) > MAX_EXPANSIONS:
         return (f"brace expansion gives more than {MAX_EXPANSIONS} patterns; Claude then uses"
                 " the pattern literally and it matches nothing")
@@ -91,8 +107,9 @@ def _literal_lead(pattern: str) -> str:
 _SPECIAL = re.compile(r"[*?\[{},\\]")
 
 
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Translate a (valid) glob to an anchored regex over ``/``-separated relative paths."""
+def compile_glob(pattern: str) -> Matcher:
+    """Translate a (valid) glob to an anchored matcher over ``/``-separated relative paths
+    (linear in the path: see the module docstring)."""
     pat = pattern.strip().lstrip("/")
     if pat.startswith("./"):
         pat = pat[2:]
@@ -105,14 +122,18 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         if ch == "*":
             if pat.startswith("**", i):
                 j = i + 2
+                while j < n and pat[j] == "*":  # `***`: the same as `**`
+                    j += 1
                 if j < n and pat[j] == "/":
                     out.append("(?:.*/)?")
                     i = j + 1
                     continue
-                out.append(".*")
+                if not out or out[-1] != ".*":
+                    out.append(".*")
                 i = j
                 continue
-            out.append("[^/]*")
+            if not out or out[-1] not in ("[^/]*", ".*"):
+                out.append("[^/]*")
         elif ch == "?":
             out.append("[^/]")
         elif ch == "[":
@@ -139,7 +160,7 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(ch))
         i += 1
     body = "".join(out)
-    return re.compile(f"(?:{body})(?:/.*)?$", re.DOTALL)
+    return compile_bounded(f"(?:{body})(?:/.*)?$", re.DOTALL)
 
 
 def split_comma(value: str) -> list[str]:

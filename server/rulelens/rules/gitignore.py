@@ -25,8 +25,8 @@ from typing import Protocol
 
 from rulelens.agents import safeio
 from rulelens.agents.fs import is_within
+from rulelens.agents.linearre import LinearPattern, Unsupported, unbounded_repeats
 from rulelens.agents.rusttext import lines
-from rulelens.rules.linearre import LinearPattern, Unsupported, unbounded_repeats
 
 #: Patterns with more unbounded repeats (``*``, ``**``) than this run on the linear
 #: matcher: Python's backtracking ``re`` takes time exponential in their number.
@@ -60,7 +60,7 @@ class IgnoreRule:
     exact: bool = True
     #: Position in the matcher's rule list (later rules win).
     index: int = 0
-    #: Run on :class:`~rulelens.rules.linearre.LinearPattern` (too many repeats for ``re``).
+    #: Run on :class:`~rulelens.agents.linearre.LinearPattern` (too many repeats for ``re``).
     linear: bool = False
     #: For a literal pattern: ``(literal, anchored, dir_only)``; looked up, not matched.
     literal: tuple[str, bool, bool] | None = None
@@ -285,7 +285,7 @@ class GitIgnore:
 
     Literal patterns (``node_modules/``, ``/build``, ``secret.md``) are looked up by name
     or path; the others are regexes, run by :mod:`re` when they backtrack harmlessly and
-    by :class:`~rulelens.rules.linearre.LinearPattern` otherwise, so no line of any
+    by :class:`~rulelens.agents.linearre.LinearPattern` otherwise, so no line of any
     ``.gitignore`` can make a lookup take more than linear time.
     """
 

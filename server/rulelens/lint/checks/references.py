@@ -24,6 +24,8 @@ import re
 from bisect import bisect_right
 from urllib.parse import unquote
 
+from rulelens.agents import fsio, safeio
+from rulelens.agents.approval import MAX_IMPORTS, Approval
 from rulelens.agents.fs import canonical
 from rulelens.agents.imports import claude_imports
 from rulelens.lint.candidates import NOT_SOURCE
@@ -89,6 +91,11 @@ class _Scan:
         real = ctx.canonical_path
         self.real_dir = os.path.dirname(real) if real != doc.path else None
         self.root = ctx.git_root
+        #: Imports are opened only inside the repository (the file's own directory
+        #: without one): whether a path outside exists never changes a finding.
+        self.approval = Approval.of([self.root] if self.root else
+                                    [self.spelled_dir, *([self.real_dir] if self.real_dir
+                                                         else [])])
         self.counts: dict[str, int] = {}
         self.reported: set[str] = set()
 
@@ -127,11 +134,13 @@ class _Scan:
         """``(path from the spelled directory, exists there, path from the real directory
         when only that one exists)``."""
         spelled = os.path.normpath(os.path.join(self.spelled_dir, ref))
+        if self.approval.resolve(spelled) is None:
+            return spelled, True, None  # outside the repository: not judged, never probed
         if os.path.lexists(spelled):
             return spelled, True, None
         if self.real_dir is not None:
             real = os.path.normpath(os.path.join(self.real_dir, ref))
-            if os.path.lexists(real):
+            if self.approval.resolve(real) is not None and os.path.lexists(real):
                 return spelled, False, real
         return spelled, False, None
 
@@ -154,6 +163,8 @@ class _Scan:
                 continue  # a mention (@alice), a package scope, or a file outside the repo
             if self.in_fence(m.start()) or self.in_span(m.start()):
                 continue  # Claude ignores imports in code
+            if self.approval.resolve(os.path.join(self.spelled_dir, ref)) is None:
+                continue  # outside the repository: never probed, like `/` and `~/`
             path, exists, real = self.resolve(ref)
             at = m.start()
             if not exists:
@@ -164,7 +175,8 @@ class _Scan:
                 self.emit("RL502", f"The import `@{ref}` names a gitignored file: it can"
                           " never be committed, so nobody else's agent loads it.",
                           at, len(ref) + 1)
-            depth, cycle = _import_tree(canonical(path), canonical(self.ctx.doc.path))
+            depth, cycle = _import_tree(canonical(path), canonical(self.ctx.doc.path),
+                                        self.approval)
             if cycle:
                 self.emit("RL503", f"The import `@{ref}` leads into an import cycle (a file"
                           " that imports itself again, directly or through others): Claude Code"
@@ -308,36 +320,56 @@ def _package_jsons(directory: str, root: str | None
     return out
 
 
-def _imports_of(path: str) -> list[str]:
-    """Canonical paths of the files ``path`` imports (outside fences and code spans)."""
+def _imports_of(path: str, approval: Approval) -> list[str]:
+    """Canonical paths of the files ``path`` imports (outside fences and code spans) that
+    lie inside the approved roots; read through safeio (a FIFO never blocks), 1 MiB."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1024 * 1024)
-    except OSError:
+        data, _more = safeio.read_head(path, 1024 * 1024)
+    except (OSError, ValueError):
         return []
+    text = data.decode("utf-8", errors="replace")
     out = []
     for _, spec in claude_imports(text):  # the agents' scanner: fences and code spans skipped
         ref = spec.rstrip(".,;:")
         if not _looks_like_import(ref) or ref.startswith(("~/", "/")):
             continue
-        target = os.path.normpath(os.path.join(os.path.dirname(path), ref))
-        if os.path.isfile(target):
-            out.append(canonical(target))
+        real = approval.resolve(os.path.join(os.path.dirname(path), ref))
+        if real is not None and fsio.is_file(real):
+            out.append(real)
     return out
 
 
-def _import_tree(start: str, origin: str, limit: int = 16) -> tuple[int, bool]:
+def _import_tree(start: str, origin: str, approval: Approval, limit: int = 16,
+                 max_files: int = MAX_IMPORTS) -> tuple[int, bool]:
     """(hops of the deepest import chain below ``start``, whether one leads back to
-    ``origin`` or into a loop), bounded by ``limit`` hops."""
-    deepest = 0
-    stack: list[tuple[str, int, frozenset[str]]] = [(start, 0, frozenset({origin, start}))]
-    while stack:
-        path, depth, seen = stack.pop()
-        deepest = max(deepest, depth)
-        if depth >= limit:
-            continue
-        for target in _imports_of(path):
-            if target in seen:
-                return deepest, True
-            stack.append((target, depth + 1, seen | {target}))
-    return deepest, False
+    ``origin`` or into a loop), bounded by ``limit`` hops and ``max_files`` files read:
+    each file is read and measured once, so an import "diamond" costs its size, not the
+    number of its paths."""
+    imports: dict[str, list[str]] = {}
+    memo: dict[str, int] = {}
+    on_path = {origin, start}
+    cycle = False
+
+    def deepest(path: str, depth: int) -> int:
+        nonlocal cycle
+        if path in memo:
+            return memo[path]
+        if depth >= limit or cycle:
+            return 0
+        if path not in imports:
+            imports[path] = _imports_of(path, approval) if len(imports) < max_files else []
+        best = 0
+        for target in imports[path]:
+            if target in on_path:
+                cycle = True
+                return best
+            on_path.add(target)
+            best = max(best, 1 + deepest(target, depth + 1))
+            on_path.discard(target)
+            if cycle:
+                return best
+        memo[path] = best
+        return best
+
+    found = deepest(start, 0)
+    return found, cycle

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 # re's parser and its opcode constants: stable since Python 3.11 (``re._parser``).
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser as P  # type: ignore[attr-defined]
+from typing import Protocol
 
 _CHAR, _SPLIT, _JMP, _ASSERT, _MATCH = range(5)
 #: Cached DFA transitions per pattern (cleared when full: memory stays bounded).
@@ -68,7 +69,11 @@ def unbounded_repeats(pattern: str) -> int:
     return count
 
 
-def _char_test(op: object, av: object) -> CharTest:
+def _any_char(ch: str) -> bool:
+    return True
+
+
+def _char_test(op: object, av: object, dotall: bool = False) -> CharTest:
     if op is C.LITERAL:
         want = chr(av)  # type: ignore[arg-type]
         return want.__eq__
@@ -76,7 +81,7 @@ def _char_test(op: object, av: object) -> CharTest:
         avoid = chr(av)  # type: ignore[arg-type]
         return avoid.__ne__
     if op is C.ANY:
-        return "\n".__ne__
+        return _any_char if dotall else "\n".__ne__
     if op is C.IN:
         return _class_test(av)
     raise Unsupported(f"character construct {op}")
@@ -111,6 +116,8 @@ def _class_test(items: object) -> CharTest:
 @dataclass
 class _Builder:
     prog: list[list[object]] = field(default_factory=list)
+    #: ``re.DOTALL``: ``.`` matches a newline too.
+    dotall: bool = False
 
     def emit(self, op: int, a: object = None, b: object = None) -> int:
         self.prog.append([op, a, b])
@@ -122,7 +129,7 @@ class _Builder:
 
     def node(self, op: object, av: object) -> None:
         if op in (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN):
-            self.emit(_CHAR, _char_test(op, av))
+            self.emit(_CHAR, _char_test(op, av, self.dotall))
         elif op is C.SUBPATTERN:
             parts: tuple[object, int, int, object] = av  # type: ignore[assignment]
             if parts[1] or parts[2]:
@@ -183,11 +190,11 @@ class LinearPattern:
     object, per state and per kind of position (start, ``$``, end).
     """
 
-    def __init__(self, pattern: str) -> None:
-        tree = P.parse(pattern)  # re.error for an invalid pattern, as re.compile raises
-        if tree.state.flags & ~(re.UNICODE | re.NOFLAG):
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        tree = P.parse(pattern, flags)  # re.error for an invalid pattern, as re.compile
+        if tree.state.flags & ~(re.UNICODE | re.NOFLAG | re.DOTALL):
             raise Unsupported("global flags")
-        builder = _Builder()
+        builder = _Builder(dotall=bool(tree.state.flags & re.DOTALL))
         builder.seq(tree)
         builder.emit(_MATCH)
         self.pattern = pattern
@@ -280,6 +287,27 @@ class LinearPattern:
     def fullmatch(self, text: str) -> bool:
         """Like ``re.fullmatch(...) is not None``."""
         return self._run(text, whole=True)
+
+
+class Matcher(Protocol):
+    """What :func:`compile_bounded` returns: ``re.Pattern`` or :class:`LinearPattern`."""
+
+    def match(self, text: str, /) -> object: ...
+
+
+#: Unbounded repeats ``re`` may run (backtracking is harmless below this many).
+BACKTRACK_SAFE = 2
+
+
+def compile_bounded(pattern: str, flags: int = 0) -> Matcher:
+    """``re.compile(pattern, flags)`` when backtracking cannot explode (at most
+    :data:`BACKTRACK_SAFE` unbounded repeats, no alternation), else a
+    :class:`LinearPattern`: time linear in the text for any glob translation.
+    ``match`` answers truthy/falsy either way. Raises ``re.error``/:class:`Unsupported`.
+    """
+    if unbounded_repeats(pattern) <= BACKTRACK_SAFE and "|" not in pattern:
+        return re.compile(pattern, flags)
+    return LinearPattern(pattern, flags)
 
 
 def _required(items: object) -> set[str]:
