@@ -10,18 +10,22 @@ repository for Gemini CLI (``~/.gemini/trustedFolders.json``; folder trust is on
 there) and for Grok (``~/.grok/trusted_folders.toml``, as ``grok --trust`` records it), so
 ``rulelens chain --agent all`` shows what each agent loads once the user has said yes.
 It also gets a Claude Code auto memory and a Gemini CLI private project memory for the
-repository (from ``memory/``; their folder names depend on where DEST is), next to Grok's.
+repository (from ``memory/``; their folder names depend on where DEST is), next to Grok's,
+and one recorded session per agent whose session format RuleLens reads (``sessions/``,
+templates filled in with DEST's paths; the Claude Code one deliberately stale).
 Rebuilding replaces DEST.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ORIGIN = "git@github.com:acme/demo-shop.git"
@@ -43,6 +47,52 @@ def add_agent_memory(repo: str, home: str) -> None:
         fh.write(repo)
     shutil.copytree(os.path.join(HERE, "memory", "gemini"),
                     os.path.join(gemini, "tmp", "demo-shop", "memory"))
+
+
+def _fill(template: str, dest: str, repo: str, home: str) -> str:
+    """A session template with the demo's paths and file texts (JSON-escaped) put in."""
+    def text(rel: str, body: bool) -> str:
+        with open(os.path.join(dest, rel), encoding="utf-8") as fh:
+            content = fh.read()
+        if body and content.startswith("---"):  # a rule as Grok sends it: no frontmatter
+            end = content.find("\n---", 3)
+            content = content[end + 4:].lstrip() if end >= 0 else content
+        return json.dumps(content, ensure_ascii=False)[1:-1]
+
+    out = re.sub(r"\{\{(TEXT|BODY):([^}]+)\}\}",
+                 lambda m: text(m.group(2), m.group(1) == "BODY"), template)
+    sha = hashlib.sha256(repo.encode()).hexdigest()
+    real = json.dumps(os.path.realpath(repo))[1:-1]
+    return (out.replace("{{REPO_SHA256}}", sha).replace("{{REPO}}", real)
+            .replace("{{HOME}}", json.dumps(os.path.realpath(home))[1:-1]))
+
+
+def add_agent_sessions(dest: str, repo: str, home: str) -> None:
+    """One recorded session per agent whose format RuleLens reads, started in the repository
+    (``sessions/README.md``): generated here because the paths they record depend on DEST."""
+    src = os.path.join(HERE, "sessions")
+    real = os.path.realpath(repo)
+
+    def put(template: str, target: str) -> None:
+        with open(os.path.join(src, template), encoding="utf-8") as fh:
+            filled = _fill(fh.read(), dest, repo, home)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(filled)
+
+    put("codex.jsonl", os.path.join(home, ".codex", "sessions", "2026", "09", "01",
+                                    "rollout-2026-09-01T14-02-00-0199a1b2-d3e0-7000-8000-"
+                                    "00000000de00.jsonl"))
+    put("claude.jsonl", os.path.join(home, ".claude", "projects",
+                                     re.sub(r"[^a-zA-Z0-9]", "-", real),
+                                     "5b0e8f7a-d3e0-4000-8000-00000000de00.jsonl"))
+    put("gemini.jsonl", os.path.join(home, ".gemini", "tmp", "demo-shop", "chats",
+                                     "session-2026-09-01T14-30-6f1c2d3e.jsonl"))
+    grok = os.path.join(home, ".grok", "sessions", urllib.parse.quote(real, safe=""),
+                        "0199a1b2-d3e0-7000-8000-0000000060a1")
+    for name in ("summary.json", "prompt_context.json", "chat_history.jsonl",
+                 "updates.jsonl"):
+        put(os.path.join("grok", name), os.path.join(grok, name))
 
 
 def build(dest: str) -> dict[str, str]:
@@ -81,6 +131,7 @@ def build(dest: str) -> dict[str, str]:
         fh.write(f'[folders.{json.dumps(os.path.realpath(repo))}]\ntrusted = true\n'
                  "decided_at = 1759190400\n")
     add_agent_memory(repo, home)
+    add_agent_sessions(dest, repo, home)
     git("init", "-q", "-b", "main")
     git("remote", "add", "origin", ORIGIN)
     git("add", "-A")

@@ -313,7 +313,9 @@ def verify(agent: str, cwd: str, path: str | None, env: Mapping[str, str],
         return base
     mod = reader(fam)
     if mod is None:
-        raise ValueError(f"unknown agent {agent!r}")
+        base["reason"] = (f"RuleLens does not know where or how {fam} records its sessions"
+                          " (not researched yet): nothing to compare.")
+        return base
     view = views_for_file(file, cwd, [agent], env, resolve)[0]
     ref = find(agent, env, cwd, spec)
     if ref is None:
