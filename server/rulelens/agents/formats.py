@@ -15,7 +15,8 @@ from typing import Literal
 
 FormatKind = Literal[
     "named", "grok-rule", "claude-rule", "cursor-rule", "boost-rule",
-    "copilot-instructions", "copilot-repo", "windsurf-rule", "kiro-steering", "legacy", "other",
+    "copilot-instructions", "copilot-repo", "windsurf-rule", "kiro-steering", "cline-rule",
+    "qwen-rule", "continue-rule", "legacy", "other",
 ]
 
 
@@ -67,6 +68,14 @@ FORMATS: tuple[Format, ...] = (
            "fileMatchPattern", strict_yaml=True,
            unscoped="an `inclusion: fileMatch` file without `fileMatchPattern` is never"
                     " included"),
+    # Cline: every file below .clinerules/ (no subdir; lint/formats.py places it).
+    Format("cline-rule", "Cline", ".clinerules", None, frozenset({"paths"}), "paths",
+           strict_yaml=True, unscoped="the rule loads with every task"),
+    Format("qwen-rule", "Qwen Code", ".qwen", "rules", frozenset({"paths", "description"}),
+           "paths", strict_yaml=True, unscoped="the rule loads at session start"),
+    Format("continue-rule", "Continue", ".continue", "rules",
+           frozenset({"name", "description", "globs", "regex", "alwaysApply"}), "globs",
+           strict_yaml=True, unscoped="the rule is included in every request"),
     Format("copilot-repo", "Copilot"),
     Format("named", "Grok"),
     Format("legacy", "The agent"),

@@ -24,6 +24,8 @@ __all__ = ["CLAUDE_NAMED", "CLINE_DIR", "GROK_RULE_DIRS", "LEGACY_FILES", "NAMED
 
 #: Cline's rules directory (``.clinerules`` is also its older single-file form).
 CLINE_DIR = ".clinerules"
+#: Folders below ``.clinerules/`` that hold no rules (Cline @864419d8 ``getLocalClineRules``).
+CLINE_NOT_RULES = frozenset({"workflows", "hooks", "skills"})
 #: Rules directories Grok itself reads (direct children only).
 GROK_RULE_DIRS = frozenset(f.kind for f in FORMATS if f.read_by_grok)
 _NAMED_LOWER = {n.lower() for n in NAMED_FILES}
@@ -65,9 +67,15 @@ def classify(path: str) -> FileFormat:
                 rules_dir = "/".join(parts[: i + 1])
                 return FileFormat(kind, owner, rules_dir, path_hint=path)
     parent = "/".join(parts[:-1]) or "."
-    if len(parts) >= 2 and parts[-2] == CLINE_DIR:
-        # Cline's rules directory: every file in it is a rule (Cline's own format).
-        return FileFormat("legacy", "/".join(parts[:-2]) or "/", path_hint=path)
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] != CLINE_DIR:
+            continue
+        # Cline's rules directory: every file below it is a rule (cline-rule), except its
+        # workflows/, hooks/ and skills/ folders.
+        if i + 2 < len(parts) and parts[i + 1] in CLINE_NOT_RULES:
+            break
+        return FileFormat("cline-rule", "/".join(parts[:i]) or "/", "/".join(parts[: i + 1]),
+                          path_hint=path)
     if len(parts) >= 2 and parts[-2] == ".github" and name == "copilot-instructions.md":
         return FileFormat("copilot-repo", "/".join(parts[:-2]) or "/", path_hint=path)
     if name in NAMED_FILES or name.lower() in _NAMED_LOWER:
@@ -86,8 +94,8 @@ def is_instruction_file(path: str) -> bool:
     if fmt.kind == "other":
         return False
     low = os.path.basename(path).lower()
+    if fmt.kind == "cline-rule":
+        return low.endswith((".md", ".txt"))
     if fmt.is_rule:
         return low.endswith((".md", ".mdc", ".markdown")) or low == ".md"
-    if fmt.kind == "legacy" and os.path.basename(os.path.dirname(path)) == CLINE_DIR:
-        return low.endswith((".md", ".txt"))
     return True

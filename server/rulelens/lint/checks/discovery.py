@@ -15,7 +15,7 @@ from rulelens.agents import safeio
 from rulelens.agents.compat import BASE_FILENAMES
 from rulelens.lint.checks.agents import readers_sentence
 from rulelens.lint.context import Context
-from rulelens.lint.formats import CLINE_DIR, GROK_RULE_DIRS, NAMED_FILES
+from rulelens.lint.formats import GROK_RULE_DIRS, NAMED_FILES
 from rulelens.lint.model import FileRename, Fix, Range, Related, TextEdit
 from rulelens.rules.model import Skipped, SkipReason
 
@@ -155,7 +155,7 @@ def _names(ctx: Context, first: Range) -> None:
     elif fmt.kind in ("named", "legacy") and name in _OTHER_AGENT:
         also, advice = _OTHER_AGENT[name]
         _rl208(ctx, first, lambda: readers_sentence(ctx, also) + "." + advice)
-    elif fmt.kind == "legacy" and os.path.basename(directory) == CLINE_DIR:
+    elif fmt.kind == "cline-rule":
         _rl208(ctx, first, lambda: readers_sentence(ctx, ("Cline",)) + ".")
     elif fmt.kind == "copilot-repo":
         _rl208(ctx, first, lambda: readers_sentence(ctx) + f". Put instructions for {display}"

@@ -78,8 +78,9 @@ def run(ctx: Context) -> None:
             ctx.emit("RL103", f"Frontmatter not parsed: {message}.", rng)
         elif rng.start.line not in flagged:
             agent = AGENT.get(kind, "The agent")
+            raw = " and injects the whole file, fence included" if kind == "cline-rule" else ""
             ctx.emit("RL101", f"Frontmatter YAML does not parse: {message}. {agent} ignores"
-                     " all of its keys.", rng)
+                     f" all of its keys{raw}.", rng)
         return
     if kind not in ALLOWED:
         return
@@ -95,6 +96,12 @@ def run(ctx: Context) -> None:
         _windsurf(ctx, fm)
     elif kind == "kiro-steering":
         _kiro(ctx, fm)
+    elif kind == "cline-rule":
+        _cline_paths(ctx, fm)
+    elif kind == "qwen-rule":
+        _qwen_paths(ctx, fm)
+    elif kind == "continue-rule":
+        _continue(ctx, fm)
 
 
 # -------------------------------------------------------------------- named files
@@ -379,6 +386,76 @@ def _kiro(ctx: Context, fm: ParsedFrontmatter) -> None:
                  " file to a workspace's `.kiro/steering/`, or use `always` or `auto`.", where)
 
 
+def _cline_paths(ctx: Context, fm: ParsedFrontmatter) -> None:
+    """Cline ``paths`` (@864419d8 ``evaluatePathsConditional``): anything but a list of
+    non-empty strings is ignored (the rule loads with every task); ``[]`` never loads."""
+    f = fm.get("paths")
+    if f is None:
+        return
+    if isinstance(f.value, str):
+        globs = split_comma(f.value) or [f.value]
+        edit = TextEdit(ctx.doc.path, Range(f.key_range.end, f.value_range.end),
+                        _as_list_text(globs))
+        ctx.emit("RL104", "`paths` is a string; Cline ignores a `paths` that is not a list"
+                 " and loads the rule with every task (fail-open).", f.value_range,
+                 fixes=[Fix("Turn `paths` into a list", "safe", (edit,))])
+        return
+    if f.items is None:
+        ctx.emit("RL105", f"`paths` must be a list of glob strings, not {_type_name(f.value)};"
+                 " Cline ignores it and loads the rule with every task.", f.value_range)
+        return
+    if not [i for i in f.items if not (isinstance(i.value, str) and not i.value.strip())]:
+        ctx.emit("RL105", "`paths` is an empty list: Cline never loads this rule"
+                 " (fail-closed).", f.value_range)
+        return
+    bad = next((i for i in f.items if not (isinstance(i.value, str) and i.value)), None)
+    if bad is not None:
+        ctx.emit("RL105", f"`paths` items must be non-empty glob strings, not"
+                 f" {_type_name(bad.value)}: one such item makes Cline ignore the whole"
+                 " `paths` and load the rule with every task.", bad.range)
+        return
+    _glob_values(ctx, f, split_strings=False)
+
+
+def _qwen_paths(ctx: Context, fm: ParsedFrontmatter) -> None:
+    """Qwen Code ``paths`` (@1aba1b9f ``parseRuleFile``): one glob or a list; an empty list
+    counts as no ``paths``, so the rule loads at session start."""
+    f = fm.get("paths")
+    if f is None:
+        return
+    if isinstance(f.value, str) or (f.items is not None and f.items):
+        _glob_values(ctx, f, split_strings=False)
+    elif f.items is not None:
+        ctx.emit("RL105", "`paths` is an empty list: Qwen Code treats it as no `paths` and"
+                 " loads the rule at session start, for every file.", f.value_range)
+    else:
+        ctx.emit("RL105", f"`paths` must be a glob or a list of globs, not"
+                 f" {_type_name(f.value)}; Qwen Code then loads the rule at session start.",
+                 f.value_range)
+
+
+def _continue(ctx: Context, fm: ParsedFrontmatter) -> None:
+    """Continue rules (per its docs): ``alwaysApply`` a boolean, ``globs`` and ``regex``
+    a string or a list of strings."""
+    aa = fm.get("alwaysApply")
+    if aa is not None and aa.value is not None and not isinstance(aa.value, bool):
+        text = str(aa.value).strip().lower()
+        fixes = [Fix(f"Write `alwaysApply: {text}`", "safe",
+                     (TextEdit(ctx.doc.path, aa.value_range, text),))] \
+            if text in ("true", "false") else []
+        ctx.emit("RL108", f"`alwaysApply` must be `true` or `false`, not {_show(aa.value)}:"
+                 " Continue then treats it as absent.", aa.value_range, fixes=fixes)
+    for key in ("globs", "regex"):
+        f = fm.get(key)
+        if f is None or f.value in (None, "", []):
+            continue
+        if not (isinstance(f.value, str) or f.items is not None):
+            ctx.emit("RL105", f"`{key}` must be a string or a list of strings, not"
+                     f" {_type_name(f.value)}.", f.value_range)
+        elif key == "globs":
+            _glob_values(ctx, f, split_strings=False)
+
+
 # ----------------------------------------------------------------------- globs
 def _glob_values(ctx: Context, f: Field, *, split_strings: bool) -> None:
     entries: list[tuple[str, Range]] = []
@@ -448,7 +525,7 @@ def _unquoted_globs(ctx: Context, fm: ParsedFrontmatter) -> set[int]:
             continue  # a real alias
         start, stop = m.start("val"), m.start("val") + len(val)
         key = m.group("key")
-        if key == "paths" and kind in ("claude-rule", "boost-rule"):
+        if key == "paths" and kind in ("claude-rule", "boost-rule", "cline-rule"):
             globs = split_comma(val) or [val]
             col = line.index(":", m.start("key"))
             edit = TextEdit(doc.path, Range.of(i, col, i, stop), _as_list_text(globs))
