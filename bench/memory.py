@@ -15,15 +15,20 @@ measures in one run:
                 file, re-chunks the changed one). Target < 50 ms;
 * ``local``     only when ``rulelens[local]`` is installed: the embedder against raw
                 onnxruntime (``bench/embed_bench.py``), hybrid search p50 (target 80 ms) and
-                ``--rank best`` search p50/p95 (target p50 < 80 ms).
+                ``--rank best`` search p50/p95 (target p50 < 80 ms);
+* ``agents``    ``memory search --agent all`` over the same number of chunks split across
+                Grok, Claude Code, Codex, Gemini CLI and Qwen Code memory in their layouts,
+                end to end: p50/p95 FTS and hybrid (target p50 < 100 ms).
 
     .venv/bin/python bench/memory.py [--chunks 50000] [--queries 200] [--keep DIR]
                                      [--rounds N] [--index-only] [--no-local]
+                                     [--no-agents]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import shutil
@@ -233,6 +238,108 @@ def hybrid_search_lines(idx: MemoryIndex, settings: MemorySettings, qs: list[str
             f" (target p50 < 80 ms); embedding the query alone: p50 {e50:.1f} ms"]
 
 
+def build_agents_home(root: str, chunks: int, seed: int = 13) -> tuple[str, dict[str, str]]:
+    """A home with every agent's memory for one workspace, ``chunks`` split evenly across
+    Grok (legacy), Claude Code, Codex, Gemini CLI and Qwen Code, each in its own layout
+    (index files long enough to be cut). Returns (workspace, environment)."""
+    import json
+
+    from rulelens.memory.agentfiles import sanitize_path
+
+    rng = random.Random(seed)
+    z = Zipf(vocabulary(random.Random(11)), rng)
+    home = os.path.join(root, "agents-home")
+    cwd = os.path.join(root, "agents-work", "bench-workspace")
+    os.makedirs(cwd)
+    grok = os.path.join(home, ".grok")
+    os.makedirs(grok)
+    with open(os.path.join(grok, "config.toml"), "w", encoding="utf-8") as fh:
+        fh.write("[memory]\nenabled = true\n")
+    codex = os.path.join(home, ".codex")
+    os.makedirs(codex)
+    with open(os.path.join(codex, "config.toml"), "w", encoding="utf-8") as fh:
+        fh.write("[features]\nmemories = true\n")
+    gemini = os.path.join(home, ".gemini")
+    os.makedirs(os.path.join(gemini, "tmp", "bench"))
+    with open(os.path.join(gemini, "projects.json"), "w", encoding="utf-8") as fh:
+        json.dump({"projects": {cwd: "bench"}}, fh)
+    with open(os.path.join(gemini, "tmp", "bench", ".project_root"), "w",
+              encoding="utf-8") as fh:
+        fh.write(cwd)
+    loc = locate(cwd, grok)
+    dirs = {"grok": loc.sessions_dir,
+            "claude": os.path.join(home, ".claude", "projects", sanitize_path(cwd), "memory"),
+            "codex": os.path.join(codex, "memories", "rollout_summaries"),
+            "gemini": os.path.join(gemini, "tmp", "bench", "memory"),
+            "qwen": os.path.join(home, ".qwen", "projects", sanitize_path(cwd), "memory")}
+    per_agent = max(1, chunks // len(dirs) // SECTIONS_PER_FILE)
+    for agent, directory in dirs.items():
+        os.makedirs(directory, exist_ok=True)
+        for i in range(per_agent):
+            name = ("MEMORY.md" if i == 0 and agent in ("claude", "gemini", "qwen")
+                    else f"topic-{i:04d}.md")
+            text = f"# {agent} memory {i}\n\n" + "".join(section(z, rng, k)
+                                                       for k in range(SECTIONS_PER_FILE))
+            with open(os.path.join(directory, name), "w", encoding="utf-8") as fh:
+                fh.write(text)
+    env = {**os.environ, "HOME": home, "GROK_HOME": grok,
+           "RULELENS_CACHE_DIR": os.path.join(root, "agents-cache")}
+    for key in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "QWEN_CODE_MEMORY_BASE_DIR"):
+        env.pop(key, None)
+    return cwd, env
+
+
+def agent_all_lines(root: str, chunks: int, qs: list[str], local: bool) -> list[str]:
+    """``memory search --agent all`` end to end (every agent's files listed and cut, one
+    sync of the shared index, the ranking for people, hits labelled) at ``chunks`` chunks
+    across five agents: p50/p95, FTS only and, with the local embedder, hybrid (target p50
+    < 100 ms)."""
+    from rulelens.memory.agentmemory import AgentStores
+    from rulelens.memory.service import MemoryService
+
+    cwd, env = build_agents_home(root, chunks)
+    out: list[str] = []
+    kinds: list[str | None] = [None] + (["local"] if local else [])
+    for kind in kinds:
+        svc = MemoryService(env=env, embedder_kind=kind)  # type: ignore[arg-type]
+        stores = AgentStores(svc)
+        start = time.perf_counter()
+        views = stores.views("all", cwd)
+        idx, _ = stores.synced("all", cwd, views)
+        first = time.perf_counter() - start
+        n = int(str(idx.stats()["chunks"]))
+        label = "FTS"
+        if kind == "local":
+            embedder, error = svc.embedder(svc.settings())
+            if embedder is None:
+                out.append(f"--agent all hybrid: skipped ({error})")
+                stores.close()
+                svc.close()
+                continue
+            rng = random.Random(3)
+            dims = embedder.dimensions
+            idx.ensure_vectors(embedder.name, dims)  # random unit vectors, as above
+            with idx.conn:
+                for (cid,) in list(idx.conn.execute("SELECT id FROM chunks")):
+                    v = [rng.gauss(0, 1) for _ in range(dims)]
+                    norm = sum(x * x for x in v) ** 0.5
+                    idx.conn.execute("INSERT INTO chunks_vec(chunk_id, embedding) VALUES"
+                                     " (?, ?)", (cid, struct.pack(f"<{dims}f",
+                                                                 *(x / norm for x in v))))
+            label = "hybrid (query embedded each time)"
+        for q in qs[:3]:
+            stores.search("all", cwd, q)
+        samples = timed_ms(functools.partial(stores.search, "all", cwd), qs)
+        p50, p95 = percentiles(samples)
+        agents = {h.agent for q in qs[:20] for h in stores.search("all", cwd, q).hits}
+        out.append(f"--agent all search, {label} ({n} chunks, {len(views)} agents, index built"
+                   f" in {first:.1f} s): p50 {p50:.1f} ms, p95 {p95:.1f} ms (target p50 <"
+                   f" 100 ms); hits from {', '.join(sorted(agents))}")
+        stores.close()
+        svc.close()
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=50_000)
@@ -240,6 +347,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="index runs (best counts)")
     parser.add_argument("--keep", metavar="DIR", help="build here and keep it")
     parser.add_argument("--no-local", action="store_true", help="skip the embedder parts")
+    parser.add_argument("--no-agents", action="store_true",
+                        help="skip the --agent all search (every agent's memory)")
     parser.add_argument("--index-only", action="store_true",
                         help="stop after index throughput (raw vs ours)")
     args = parser.parse_args()
@@ -341,6 +450,9 @@ def main() -> int:
             for line in local_embedder_lines(sample) + hybrid_search_lines(idx, settings, qs[:50]):
                 print(line)
         idx.close()
+        if not args.no_agents:
+            for line in agent_all_lines(root, args.chunks, qs[:50], not args.no_local):
+                print(line)
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)

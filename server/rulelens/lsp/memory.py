@@ -40,6 +40,7 @@ from rulelens.lsp.watch import MemoryWatcher
 if TYPE_CHECKING:
     from rulelens.lsp.memory_people import PeopleMemory
     from rulelens.lsp.server import RuleLensServer
+    from rulelens.memory.agentmemory import AgentStores
     from rulelens.memory.service import IndexOutcome, MemoryService
     from rulelens.memory.workspace import MemoryLocation
 
@@ -176,6 +177,7 @@ class MemoryFeature:
         self._embedding: dict[str, asyncio.Task[None]] = {}
         #: rank/explain/transcripts/context/manifests (lsp/memory_people.py), set by register.
         self.people: PeopleMemory = None  # type: ignore[assignment]
+        self._agent_stores: AgentStores | None = None
 
     # ---------------------------------------------------------------- settings
     def client_settings(self) -> dict[str, object]:
@@ -204,6 +206,16 @@ class MemoryFeature:
                 self._client_key = key
                 self._embedded.clear()
             return self._service
+
+    def agent_stores(self) -> AgentStores:
+        """Other agents' memory (``agent`` param), over :meth:`service`; made on first use."""
+        from rulelens.memory.agentmemory import AgentStores
+
+        svc = self.service()
+        with self._lock:
+            if self._agent_stores is None:
+                self._agent_stores = AgentStores(svc)
+            return self._agent_stores
 
     def workspace(self, uri: Any) -> str:
         if isinstance(uri, str) and uri:
@@ -325,11 +337,61 @@ class MemoryFeature:
                     "removed": list(sync.deleted_paths)})
 
     def close(self) -> None:
+        if self._agent_stores is not None:
+            self._agent_stores.close()
         if self.people is not None:
             self.people.close()
         self.stop_watcher()
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.jobs.shutdown(wait=False, cancel_futures=True)
+
+
+def _memory_agent(params: Any) -> str | None:
+    """The ``agent`` param: None for Grok's own store (absent or ``grok@…``), else a store
+    id or ``all``; an unknown id is an error."""
+    from rulelens.memory.agentmemory import memory_agent
+    from rulelens.memory.service import MemoryError_
+
+    agent = _get(params, "agent")
+    if agent is None:
+        return None
+    if not isinstance(agent, str):
+        raise ValueError("`agent` must be a string")
+    try:
+        return memory_agent(agent)
+    except MemoryError_ as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def _agent_status(feature: MemoryFeature, agent: str, cwd: str) -> dict[str, Any]:
+    """(worker) ``memory status --agent ID|all --json``; ``all`` adds ``present``: the memory
+    agents used in the workspace or holding memory for it (the default remember choice)."""
+    from rulelens.agents.registry import present
+
+    views = feature.agent_stores().views(agent, cwd)
+    if agent != "all":
+        return dict(views[0].to_json())
+    used = set(present(cwd, feature.service().env))
+    return {"agents": [v.to_json() for v in views],
+            "present": [v.agent for v in views if v.files or v.agent in used]}
+
+
+def _agent_remember(svc: MemoryService, agent: str, cwd: str, text: str, scope: Any,
+                    dry_run: bool) -> dict[str, Any]:
+    """(worker) ``rulelens.remember`` with another agent's ``agent``: the plan (dry run:
+    the exact bytes appended) or the append; a refusal is one line for the user."""
+    from rulelens.memory.agentmemory import plan_remember, preview, remember
+    from rulelens.memory.remember import RememberError
+
+    if agent == "all":
+        raise ValueError("remember writes one agent's memory: pass its id as `agent`")
+    try:
+        p = plan_remember(svc, agent, cwd, text, scope if isinstance(scope, str) else None)
+        data = preview(p) if dry_run else remember(p)
+    except RememberError as exc:
+        raise ValueError(str(exc)) from exc
+    return {"agent": agent, "path": p.path, "scope": p.scope, "format": p.format,
+            "text": data.decode("utf-8"), "written": not dry_run}
 
 
 def register(server: RuleLensServer) -> MemoryFeature:
@@ -345,6 +407,12 @@ def register(server: RuleLensServer) -> MemoryFeature:
         if not isinstance(query, str):
             raise ValueError("`query` must be a string")
         cwd = feature.workspace(_get(params, "workspaceUri"))
+        other = _memory_agent(params)
+        if other is not None:  # another agent's memory, or every agent's (issue 24)
+            stores = feature.agent_stores()
+            return await feature.with_progress(
+                "RuleLens: indexing memory",
+                lambda p: stores.search(other, cwd, query).to_json())
         wide = bool(_get(params, "all"))
         svc = feature.service()
         if await feature.run(lambda: feature.people.wants(params)):  # rank/explain/sources/v2
@@ -363,6 +431,9 @@ def register(server: RuleLensServer) -> MemoryFeature:
     @server.feature(protocol.MEMORY_STATUS)
     async def memory_status(ls: Any, params: Any) -> dict[str, Any]:
         cwd = feature.workspace(_get(params, "workspaceUri"))
+        other = _memory_agent(params)
+        if other is not None:
+            return await feature.run(lambda: _agent_status(feature, other, cwd))
         svc = feature.service()
         memory = feature.people.memory()
         st, store = await feature.run(lambda: (svc.status(cwd), memory.enablement()))
@@ -396,6 +467,11 @@ def register(server: RuleLensServer) -> MemoryFeature:
             raise ValueError("`dryRun` must be true or false")
         cwd = feature.workspace(_get(arg, "workspaceUri"))
         svc = feature.service()
+        other = _memory_agent(arg)
+        if other is not None:
+            return await feature.run(lambda: _agent_remember(svc, other, cwd, text,
+                                                             _get(arg, "scope"),
+                                                             bool(dry_run)))
 
         def plan() -> dict[str, Any]:
             from rulelens.memory.service import content_sha256

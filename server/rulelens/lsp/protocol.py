@@ -56,6 +56,9 @@ Shape = dict[str, tuple[type, bool, str]]
 _URI: Shape = {"uri": (str, True, "a string (the document's URI)")}
 _WORKSPACE = (str, False, "a string (a workspace folder's URI)")
 _CWD = (str, False, "an absolute path (the start directory)")
+#: Whose memory (issue 24): Grok's when absent; ``all`` for search and status.
+_MEMORY_AGENT = (str, False, 'a memory agent id ("grok", "claude", "codex", "gemini",'
+                             ' "qwen") or "all"')
 REQUEST_PARAMS: dict[str, Shape] = {
     CHAIN: {**_URI, "agent": (str, False, 'an agent id ("grok", "claude", ...)'), "cwd": _CWD},
     AGENTS_FOR_FILE: {**_URI, "cwd": _CWD,
@@ -66,8 +69,9 @@ REQUEST_PARAMS: dict[str, Shape] = {
                     "all": (bool, False, "true or false"),
                     "rank": (str, False, '"agent" (default) or "best"'),
                     "explain": (bool, False, "true or false"),
-                    "sources": (list, False, 'a list of "memory", "transcript"')},
-    MEMORY_STATUS: {"workspaceUri": _WORKSPACE},
+                    "sources": (list, False, 'a list of "memory", "transcript"'),
+                    "agent": _MEMORY_AGENT},
+    MEMORY_STATUS: {"workspaceUri": _WORKSPACE, "agent": _MEMORY_AGENT},
     MEMORY_CHUNKS: {"path": (str, True, "an absolute path (a string)"),
                     "workspaceUri": _WORKSPACE},
     MEMORY_CONTEXT: {"query": (str, False, "a string (the user's first message)"),
@@ -83,7 +87,8 @@ COMMAND_ARGUMENTS: dict[str, tuple[tuple[type | Shape, ...], int]] = {
                  "scope": (str, False, '"global" or "workspace"'),
                  "workspaceUri": _WORKSPACE,
                  "expectedSha256": (str, False, 'a hex string ("" for a missing file)'),
-                 "dryRun": (bool, False, "true or false")},), 1),
+                 "dryRun": (bool, False, "true or false"),
+                 "agent": _MEMORY_AGENT},), 1),
     REINDEX_MEMORY: (({"workspaceUri": _WORKSPACE},), 0),
 }
 

@@ -46,6 +46,8 @@ CODEX_SUMMARY_TOKENS = 5_000
 CODEX_BYTES_PER_TOKEN = 4
 #: Topic files listed per memory folder at most (a folder is a handful of files).
 MAX_LISTED = 2_000
+#: The end of a segment that covers a whole file whose lines were not counted.
+ALL_LINES = 1 << 62
 
 CLAUDE_3P = ("Claude Code is closed source: its limits are documented, but the exact cut"
              " (trim, 200 lines, then the last newline at or before 25,000 UTF-16 units) and"
@@ -73,7 +75,7 @@ class StoreFile:
     injected_bytes: int | None
     cut_at_line: int | None  # last 1-based line that reaches the model; None: no cut
     bytes: int
-    lines: int
+    lines: int | None  # None: not read (a file that is not injected)
     role: str  # index, topic, summary, context, registry, raw, ...
     segments: tuple[Segment, ...] = ()
 
@@ -110,7 +112,10 @@ class StoreView:
 
     def to_json(self) -> dict[str, object]:
         return {"agent": self.agent, "workspace": self.cwd, "enabled": self.enabled,
-                "project": self.project, "roots": dict(self.roots),
+                "project": self.project,
+                # Not {"global": …}: a Python keyword as a key is renamed by pygls's converter.
+                "global_root": self.roots.get("global") or None,
+                "workspace_root": self.roots.get("workspace") or None,
                 "files": [f.to_json() for f in self.files],
                 "skipped": [{"path": k.path, "reason": k.reason} for k in self.skipped],
                 "notes": list(self.notes), "evidence": list(self.evidence)}
@@ -309,8 +314,20 @@ def _skip(exc: Refused) -> SkippedFile:
 
 def _add(view: StoreView, root: str, path: str, scope: Scope, role: str,
          injected: Injected, cutter: Callable[[str], Cut] | None = None) -> None:
-    """Read ``path`` beneath ``root`` and add it with its cut (``cutter``: the agent's
-    cut of an injected file; None: whole file)."""
+    """Add ``path`` (beneath ``root``) with its cut: a file injected at start is read to find
+    the cut (``cutter``: the agent's; None: whole file); any other file only ``lstat``-ed,
+    so a search over thousands of topic files does not read them all (the index does,
+    when they change)."""
+    if injected != "start":
+        try:
+            size = lstat_beneath(root, path).st_size
+        except Refused as exc:
+            if exc.code != "missing":
+                view.skipped.append(_skip(exc))
+            return
+        view.files.append(StoreFile(path, root, scope, injected, None, None, size, None,
+                                    role, (Segment(0, ALL_LINES, injected),)))
+        return
     try:
         raw, _ = read_beneath(root, path)
     except Refused as exc:
@@ -319,10 +336,6 @@ def _add(view: StoreView, root: str, path: str, scope: Scope, role: str,
         return
     text = raw.decode("utf-8", errors="replace")
     n_lines = _line_count(text)
-    if injected != "start":
-        view.files.append(StoreFile(path, root, scope, injected, None, None, len(raw), n_lines,
-                                    role, (Segment(0, n_lines, injected),)))
-        return
     cut = cutter(text) if cutter else Cut(len(raw), None, (Segment(0, n_lines, "start"),))
     view.files.append(StoreFile(path, root, scope, "start", cut.injected_bytes,
                                 cut.cut_at_line, len(raw), n_lines, role, cut.segments))

@@ -26,6 +26,7 @@ from blake3 import blake3
 from rulelens.agents.registry import family
 from rulelens.memory.agentfiles import (
     _JS_SPACE,
+    ALL_LINES,
     STORES,
     Segment,
     StoreFile,
@@ -191,8 +192,8 @@ def grok_view(service: MemoryService, cwd: str, agent: str | None = None) -> Sto
         except OSError:
             continue
         scope = "global" if source == "global" else "workspace"
-        view.files.append(StoreFile(path, root, scope, "on-demand", None, None, size, 0, source,
-                                    (Segment(0, 1 << 30, "on-demand"),)))
+        view.files.append(StoreFile(path, root, scope, "on-demand", None, None, size, None,
+                                    source, (Segment(0, ALL_LINES, "on-demand"),)))
     return view
 
 

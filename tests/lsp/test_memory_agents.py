@@ -1,0 +1,69 @@
+"""Issue 24 over LSP: ``agent`` on memory search/status and ``rulelens.remember`` answers
+the CLI's JSON for the demo's Claude Code and Gemini CLI memory (real server over stdio)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from rulelens.lsp import protocol
+
+from .conftest import Demo, request
+
+
+def _cli(demo: Demo, *args: str) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-m", "rulelens", "memory", *args, "--json"],
+                         cwd=demo.repo, env=demo.env, capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+async def test_search_all_agents_and_status(client: LanguageClient, demo: Demo) -> None:
+    ws = demo.repo.as_uri()
+    got = await request(client, protocol.MEMORY_SEARCH, {
+        "query": "stripe webhook retries", "workspaceUri": ws, "agent": "all"})
+    cli = _cli(demo, "search", "stripe webhook retries", "--agent", "all")
+    assert got["results"] == cli["results"]
+    assert {r["agent"] for r in got["results"]} == {"claude", "gemini"}
+    assert {r["injected"] for r in got["results"]} == {"start", "on-demand"}
+    status = await request(client, protocol.MEMORY_STATUS, {"workspaceUri": ws,
+                                                            "agent": "claude"})
+    assert status == _cli(demo, "status", "--agent", "claude")
+    every = await request(client, protocol.MEMORY_STATUS, {"workspaceUri": ws, "agent": "all"})
+    assert {"claude", "gemini"} <= set(every["present"])
+    assert "qwen" not in every["present"]  # no Qwen memory and no marker in the demo
+    with pytest.raises(Exception, match="unknown agent"):
+        await client.protocol.send_request_async(
+            protocol.MEMORY_SEARCH, {"query": "x", "workspaceUri": ws, "agent": "cursor"})
+
+
+async def test_remember_into_claude_memory(client: LanguageClient, demo: Demo) -> None:
+    ws = demo.repo.as_uri()
+    status = await request(client, protocol.MEMORY_STATUS, {"workspaceUri": ws,
+                                                            "agent": "claude"})
+    index = next(f["path"] for f in status["files"] if f["path"].endswith("MEMORY.md"))
+    with open(index, "rb") as fh:
+        before = fh.read()
+    plan = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=protocol.REMEMBER, arguments=[{"text": "ship on Tuesdays", "agent": "claude",
+                                               "workspaceUri": ws, "dryRun": True}]))
+    assert plan["text"] == "- ship on Tuesdays\n" and plan["path"] == index
+    with open(index, "rb") as fh:
+        assert fh.read() == before
+    done = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=protocol.REMEMBER, arguments=[{"text": "ship on Tuesdays", "agent": "claude",
+                                               "workspaceUri": ws}]))
+    assert done["written"] is True
+    with open(index, "rb") as fh:
+        assert fh.read() == before + b"- ship on Tuesdays\n"
+    with pytest.raises(Exception, match="Codex"):
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command=protocol.REMEMBER, arguments=[{"text": "x", "agent": "codex",
+                                                   "workspaceUri": ws}]))
+    assert os.path.exists(index)
