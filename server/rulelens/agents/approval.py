@@ -188,7 +188,9 @@ class Approval:
 def start_problem(setting: str, value: object, approval: Approval,
                   base: str | None) -> tuple[str | None, str | None]:
     """``(start directory, None)`` for a start directory a client or setting gives (a
-    relative one joined to ``base``), or ``(None, one-line refusal naming setting)``."""
+    relative one joined to ``base``; returned as spelled, normalised, once its real path is
+    known to stay inside a root), or ``(None, one-line refusal naming setting)``. The
+    refusal is the same whether the path exists or not."""
     if not isinstance(value, str) or "\x00" in value:
         return None, f"{setting}: not a usable path (a string without NUL bytes); ignored"
     text = os.path.expanduser(value.strip())
@@ -196,8 +198,7 @@ def start_problem(setting: str, value: object, approval: Approval,
         if base is None:
             return None, f"{setting}: {value!r} is relative and there is no workspace folder"
         text = os.path.join(base, text)
-    resolved = approval.resolve(text)
-    if resolved is None:
+    if approval.resolve(text) is None:
         return None, (f"{setting}: {value!r} is outside the workspace folders; RuleLens"
                       " starts agents only inside a workspace folder")
-    return resolved, None
+    return os.path.normpath(text), None

@@ -51,7 +51,7 @@ COMMANDS = (SHOW_CHAIN, REMEMBER, REINDEX_MEMORY)
 #: an object of this shape (a required field missing, a field of another type; ``null``
 #: counts as absent) is answered ``InvalidParams`` before any handler runs. Params may be
 #: omitted only when every field is optional. Every ``rulelens/*`` request has an entry.
-Shape = dict[str, tuple[type, bool, str]]
+Shape = dict[str, tuple[type | tuple[type, ...], bool, str]]
 
 _URI: Shape = {"uri": (str, True, "a string (the document's URI)")}
 _WORKSPACE = (str, False, "a string (a workspace folder's URI)")
@@ -62,7 +62,8 @@ _MEMORY_AGENT = (str, False, 'a memory agent id ("grok", "claude", "codex", "gem
 REQUEST_PARAMS: dict[str, Shape] = {
     CHAIN: {**_URI, "agent": (str, False, 'an agent id ("grok", "claude", ...)'), "cwd": _CWD},
     AGENTS_FOR_FILE: {**_URI, "cwd": _CWD,
-                      "agents": (list, False, 'a list of agent ids ("grok", "claude", ...)')},
+                      "agents": ((list, str), False,
+                                 'a list of agent ids ("grok", "claude", ...) or "all"')},
     RENDER: _URI,
     SERVER_STATUS: {},
     MEMORY_SEARCH: {"query": (str, True, "a string"), "workspaceUri": _WORKSPACE,

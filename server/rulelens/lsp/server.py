@@ -26,6 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from rulelens import __version__, multichain
+from rulelens.agents import registry
 from rulelens.lint.model import Finding
 from rulelens.lsp import agentviews, diagnostics, protocol, views
 from rulelens.lsp.rpc import RuleLensProtocol, log_to_stderr, serve, strict_converter
@@ -304,6 +305,7 @@ def create_server(environ: Mapping[str, str] | None = None,
         if s.agent_problem():
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"RuleLens: {s.agent_problem()}"))
+        warn_agent_cwd(ls)
         ls.restart_watcher()
 
     @server.feature(types.SHUTDOWN)
@@ -327,6 +329,7 @@ def create_server(environ: Mapping[str, str] | None = None,
     async def configuration(ls: RuleLensServer,
                             params: types.DidChangeConfigurationParams) -> None:
         s.apply_settings(_to_dict(params.settings))
+        warn_agent_cwd(ls)
         await _refresh_all(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -423,28 +426,40 @@ def create_server(environ: Mapping[str, str] | None = None,
 
     @server.feature(protocol.CHAIN)
     @server.thread()
-    @_safe(None)
     def chain_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        # Refusals (an unknown agent, a start directory outside the workspace folders) are
+        # InvalidParams with one line, raised before the guarded part: never a traceback.
         agent = _str_param(params, "agent")
-        cwd = _str_param(params, "cwd")
+        if agent is not None and not registry.known(agent):
+            raise ValueError(f"agent: unknown agent {agent!r} (known: {registry.choices()})")
+        cwd = s.start_dir(_str_param(params, "cwd"))
         if agent is None and cwd is None:
-            return _chain_payload(s, _uri_param(params))
+            return guarded(lambda: _chain_payload(s, _uri_param(params)), None)
         path = s.opened(_uri_param(params) or "")
-        found = s.agent_views(path, [agent or "grok"], cwd) if path is not None else None
+        if path is None:
+            return None
+        found = guarded(lambda: s.agent_views(path, [agent or "grok"], cwd), None)
         return multichain.view_json(found[0]) if found else None
 
     @server.feature(protocol.AGENTS_FOR_FILE)
     @server.thread()
-    @_safe(None)
     def agents_for_file(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        wanted = _param(params, "agents")
+        if isinstance(wanted, str) and wanted != "all":
+            raise ValueError(f'agents: expected a list of agent ids or "all", not {wanted!r}')
+        cwd = s.start_dir(_str_param(params, "cwd"))
         path = s.opened(_uri_param(params) or "")
         if path is None:
             return None
-        wanted = _param(params, "agents")
-        enabled = agentviews.enabled_agents(wanted, s.root_for(path), s.environ) if wanted else (
-            s.agents_for(path))
-        found = s.agent_views(path, enabled, _str_param(params, "cwd"))
-        return agentviews.agents_payload(found, path, enabled) if found else None
+
+        def answer() -> dict[str, Any] | None:
+            assert path is not None
+            enabled = agentviews.enabled_agents(wanted, s.root_for(path), s.environ) \
+                if wanted else s.agents_for(path)
+            found = s.agent_views(path, enabled, cwd)
+            return agentviews.agents_payload(found, path, enabled) if found else None
+
+        return guarded(answer, None)
 
     @server.feature(protocol.RENDER)
     @server.thread()
@@ -468,6 +483,16 @@ def create_server(environ: Mapping[str, str] | None = None,
 
     memory.register(server)
     return server
+
+
+def warn_agent_cwd(ls: RuleLensServer) -> None:
+    """Say once, in a window message and the log, that ``agentCwd`` is refused (one line
+    naming the setting); the workspace folder is used instead."""
+    problem = ls.session.agent_cwd_problem()
+    if problem is not None:
+        log.warning("%s", problem)
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning, message=f"RuleLens: {problem}"))
 
 
 def _chain_payload(s: Session, uri: str | None) -> dict[str, Any] | None:

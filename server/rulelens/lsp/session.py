@@ -6,6 +6,10 @@ paths, so the rules stay testable and the handlers stay a few lines long.
 
 Client paths are untrusted. A URI is served only when it is a ``file:`` URI whose path
 (canonicalised) lies inside a workspace folder; everything else answers "nothing here".
+A start directory from the ``agentCwd`` setting or a request's ``cwd`` is honoured only
+inside a workspace folder (:mod:`rulelens.agents.approval`: canonical, component-wise,
+decided before touching the path); anything else is refused with one line naming the
+setting, and agent views are built with imports approved against the workspace folders.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from rulelens.agents import registry
+from rulelens.agents.approval import Approval, start_problem, workspace
 from rulelens.agents.fs import canonical, is_within
 from rulelens.agents.profiles import GROK_1_0_45, AgentProfile, UnknownAgent, grok_profile
 from rulelens.agents.profiles import profile as agent_profile
@@ -79,6 +84,8 @@ class Session:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     roots: tuple[str, ...] = ()
     agent_cwd_setting: str | None = None
+    #: The ``agentCwd`` value as the client sent it (any JSON value), for the refusal.
+    agent_cwd_raw: object = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     config_error: str | None = None
     resolver: Resolver | None = None
@@ -186,6 +193,7 @@ class Session:
         with self._lock:
             self.roots = tuple(dict.fromkeys(roots))
             self._splits.clear()
+            self.agent_view_cache.clear()  # imports are approved against the roots
 
     def apply_settings(self, settings: object) -> None:
         """Accept ``{"rulelens": {...}}`` or the section itself; unknown keys are ignored."""
@@ -199,7 +207,9 @@ class Session:
         agent = agent.strip() if isinstance(agent, str) and agent.strip() else None
         with self._lock:
             self.settings = dict(section)
+            self.agent_cwd_raw = value
             self.agent_cwd_setting = value if isinstance(value, str) and value.strip() else None
+            self.agent_view_cache.clear()
             self._splits.clear()
             changed = agent != self.agent_setting
             self.agent_setting = agent
@@ -283,18 +293,44 @@ class Session:
         cwd = path if os.path.isdir(path) else os.path.dirname(path)
         return resolver.resolve(cwd)
 
+    def approval(self) -> Approval:
+        """The workspace folders, as the roots a client-named start directory must be in."""
+        return Approval.of(self.roots)
+
     def agent_cwd(self, path: str) -> str | None:
+        """The start directory for ``path``: ``agentCwd`` when it lies inside a workspace
+        folder, else (refused: :meth:`agent_cwd_problem` says why) the workspace folder."""
         root = self.root_for(path)
-        setting = self.agent_cwd_setting
-        if setting:
-            expanded = os.path.expanduser(setting)
-            if not os.path.isabs(expanded):
-                base = root or (self.roots[0] if self.roots else None)
-                if base is None:
-                    return None
-                expanded = os.path.join(base, expanded)
-            return os.path.normpath(expanded)
+        if self.agent_cwd_setting:
+            start, _problem = start_problem("rulelens.agentCwd", self.agent_cwd_setting,
+                                            self.approval(),
+                                            root or (self.roots[0] if self.roots else None))
+            if start is not None:
+                return start
         return root
+
+    def agent_cwd_problem(self) -> str | None:
+        """One line naming ``rulelens.agentCwd`` when the setting is refused (outside every
+        workspace folder, relative to one it leaves, not a string, a NUL byte)."""
+        raw = self.agent_cwd_raw
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            return None
+        approval = self.approval()
+        for base in self.roots or (None,):
+            _start, problem = start_problem("rulelens.agentCwd", raw, approval, base)
+            if problem is not None:
+                return problem + "; the workspace folder is used instead"
+        return None
+
+    def start_dir(self, cwd: object) -> str | None:
+        """A request's ``cwd`` (``None``: the default start directory); raises
+        ``ValueError`` with one line when it is not inside a workspace folder."""
+        if cwd is None or cwd == "":
+            return None
+        start, problem = start_problem("cwd", cwd, self.approval(), None)
+        if problem is not None:
+            raise ValueError(problem)
+        return start
 
     def tracker_split(self, path: str, chain: Chain) -> TrackerSplit | None:
         """Session-start files vs files ``AgentsMdTracker`` would only mention (spec §5)."""
@@ -332,11 +368,12 @@ class Session:
         """Each agent's view of ``path`` for a session started in ``cwd`` (default: the
         workspace folder or ``agentCwd``); ``None`` without a resolver or start directory."""
         resolver = self.resolver
-        start = cwd or self.agent_cwd(path)
+        start = self.start_dir(cwd) or self.agent_cwd(path)
         if resolver is None or start is None:
             return None
-        return self.agent_view_cache.views(path, start, agents or self.agents_for(path),
-                                           resolver.resolve)
+        with workspace(self.roots):
+            return self.agent_view_cache.views(path, start, agents or self.agents_for(path),
+                                               resolver.resolve)
 
     def agent_text(self, path: str, kind: str,
                    build: Callable[[list[AgentView]], str]) -> str | None:
@@ -347,7 +384,9 @@ class Session:
         agents = self.agents_for(path)
         if resolver is None or start is None or len(agents) < 2:
             return None
-        return self.agent_view_cache.text(kind, path, start, agents, resolver.resolve, build)
+        with workspace(self.roots):
+            return self.agent_view_cache.text(kind, path, start, agents, resolver.resolve,
+                                              build)
 
     # -------------------------------------------------------------- rule files
     def rule_status(self, path: str) -> RuleStatus | None:
