@@ -15,6 +15,10 @@ CHAIN = "rulelens/chain"
 AGENTS_FOR_FILE = "rulelens/agentsForFile"
 #: Request ``{uri}`` -> ``{text}``: exactly what the agent injects, or null.
 RENDER = "rulelens/render"
+#: Request ``{uri, agent, cwd?, session?}`` -> ``rulelens verify --json``: the agent's last
+#: session in the start directory (``cwd``, default: the workspace folder or ``agentCwd``)
+#: against the prediction for the open document; ``session`` is ``latest`` or an id.
+VERIFY = "rulelens/verify"
 #: Request ``{}`` or no params -> ``{documents: {open, fingerprints, ...}}``: how many
 #: entries each per-document table holds (all 0 once every document is closed).
 SERVER_STATUS = "rulelens/serverStatus"
@@ -41,7 +45,7 @@ REINDEX_MEMORY = "rulelens.reindexMemory"
 #: Settings section (``initializationOptions`` and ``workspace/didChangeConfiguration``).
 SETTINGS_SECTION = "rulelens"
 
-CUSTOM_REQUESTS = (CHAIN, AGENTS_FOR_FILE, RENDER, SERVER_STATUS, MEMORY_SEARCH,
+CUSTOM_REQUESTS = (CHAIN, AGENTS_FOR_FILE, RENDER, VERIFY, SERVER_STATUS, MEMORY_SEARCH,
                    MEMORY_STATUS, MEMORY_CHUNKS, MEMORY_CONTEXT, MEMORY_MANIFEST)
 CUSTOM_NOTIFICATIONS = (CHAIN_CHANGED, MEMORY_INDEXED)
 COMMANDS = (SHOW_CHAIN, REMEMBER, REINDEX_MEMORY)
@@ -65,6 +69,8 @@ REQUEST_PARAMS: dict[str, Shape] = {
                       "agents": ((list, str), False,
                                  'a list of agent ids ("grok", "claude", ...) or "all"')},
     RENDER: _URI,
+    VERIFY: {**_URI, "agent": (str, True, 'an agent id ("codex", "claude", ...)'), "cwd": _CWD,
+             "session": (str, False, '"latest" (default) or a session id')},
     SERVER_STATUS: {},
     MEMORY_SEARCH: {"query": (str, True, "a string"), "workspaceUri": _WORKSPACE,
                     "all": (bool, False, "true or false"),

@@ -1,0 +1,129 @@
+"""``rulelens/verify`` over the real server (pytest-lsp, VS Code and Neovim capabilities):
+the same JSON as ``rulelens verify --json`` on the demo's recorded sessions (a Codex rollout
+that matches, a deliberately stale Claude Code transcript), bad params refused, and lens and
+hover latency while a large session file is being read."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+from pytest_lsp import LanguageClient
+
+from rulelens.lsp import protocol
+
+from .conftest import Demo, hover, lenses, open_doc, request, start_client, stop_client
+
+DEEP = "src/app/handlers/orders.py"
+
+
+def cli_verify(demo: Demo, agent: str) -> Any:
+    out = subprocess.run([sys.executable, "-m", "rulelens", "verify", str(demo.deep_file),
+                          "--agent", agent, "--cwd", str(demo.repo), "--json"],
+                         env=demo.env, capture_output=True, text=True, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+async def test_verify_serves_the_cli_json(client: LanguageClient, demo: Demo) -> None:
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+    for agent, verdict in (("codex", "match"), ("claude", "differs"), ("grok", "match"),
+                           ("gemini", "unknown"), ("cursor", "unknown")):
+        got = await request(client, protocol.VERIFY, {"uri": uri, "agent": agent})
+        assert got["verdict"] == verdict, got["reason"]
+        assert got == cli_verify(demo, agent)
+    claude = await request(client, protocol.VERIFY, {"uri": uri, "agent": "claude"})
+    assert claude["differences"] == [{"path": str(demo.repo / "CLAUDE.local.md"),
+                                      "predicted": "start", "observed": "absent"}]
+    assert claude["observed"] == [{"path": str(demo.home / ".claude" / "CLAUDE.md"),
+                                   "when": "start", "matches_disk": False}]
+
+
+async def test_verify_params_are_checked(client: LanguageClient, demo: Demo) -> None:
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+    with pytest.raises(JsonRpcInvalidParams):
+        await request(client, protocol.VERIFY, {"uri": uri})
+    got = await request(client, protocol.VERIFY, {"uri": uri, "agent": "codex",
+                                                  "session": "/etc/passwd"})
+    assert got["verdict"] == "unknown" and "not a path" in got["reason"]
+    got = await request(client, protocol.VERIFY, {"uri": uri, "agent": "codex",
+                                                  "session": "0199dead-none"})
+    assert got["verdict"] == "unknown" and "no codex session with id" in got["reason"]
+
+
+def _big_rollout(demo: Demo, hole: int, filler: int) -> None:
+    """A newer Codex rollout in the demo repository: one line that never ends (a sparse
+    hole), then ``filler`` bytes of ordinary lines, then today's AGENTS.md message."""
+    folder = demo.home / ".codex" / "sessions" / "2026" / "09" / "02"
+    folder.mkdir(parents=True)
+    cwd = str(demo.repo)
+    text = (demo.repo / "AGENTS.md").read_text()
+    meta = {"timestamp": "2026-09-02T08:00:00.000Z", "type": "session_meta", "payload": {
+        "id": "0199a1b2-0000-7000-8000-0000000b16f2", "timestamp": "2026-09-02T08:00:00.000Z",
+        "cwd": cwd, "originator": "codex_cli_rs", "cli_version": "0.63.0"}}
+    line = json.dumps({"timestamp": "2026-09-02T08:00:01.000Z", "type": "event_msg",
+                       "payload": {"type": "agent_message", "message": "y" * 900}}).encode()
+    block = (line + b"\n") * ((1 << 20) // (len(line) + 1))
+    last = {"timestamp": "2026-09-02T08:00:00.000Z", "type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text":
+            f"# AGENTS.md instructions for {cwd}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"}]}}
+    path = folder / "rollout-2026-09-02T08-00-00-0199a1b2-0000-7000-8000-0000000b16f2.jsonl"
+    with path.open("wb") as f:
+        f.write(json.dumps(meta).encode() + b"\n")
+        f.truncate(f.tell() + hole)
+        f.seek(0, 2)
+        f.write(b"\n")
+        for _ in range(filler // len(block)):
+            f.write(block)
+        f.write(json.dumps(last).encode() + b"\n")
+
+
+async def test_lens_and_hover_stay_fast_while_a_session_is_read(demo: Demo) -> None:
+    _big_rollout(demo, 256 << 20, 256 << 20)
+    c = await start_client(demo.env, [demo.repo], "visual-studio-code")
+    try:
+        uri = demo.uri(DEEP)
+        open_doc(c, uri, language="python")
+        await lenses(c, uri)
+        await hover(c, uri)  # warm
+
+        async def timed(call: Any) -> float:
+            began = time.perf_counter()
+            await call()
+            return (time.perf_counter() - began) * 1000
+
+        idle = sorted([await timed(lambda: hover(c, uri)) for _ in range(20)])
+        began = time.perf_counter()
+        pending = asyncio.ensure_future(request(c, protocol.VERIFY,
+                                                {"uri": uri, "agent": "codex"}))
+        busy: list[float] = []
+        while not pending.done():
+            busy.append(await timed(lambda: hover(c, uri)))
+            busy.append(await timed(lambda: lenses(c, uri)))
+        result = await pending
+        read_s = time.perf_counter() - began
+        assert result["session"]["id"].endswith("b16f2") and result["verdict"] == "match"
+        assert "1 line over 32 MiB skipped" in result["reason"]
+        busy.sort()
+        p50, p95 = busy[len(busy) // 2], busy[int(len(busy) * 0.95)]
+        print(f"verify read 512 MiB in {read_s:.1f} s; {len(busy)} lens/hover requests"
+              f" meanwhile: p50 {p50:.1f} ms, p95 {p95:.1f} ms (idle hover p50"
+              f" {idle[10]:.1f} ms)")
+        assert len(busy) >= 10  # requests were answered while the read ran
+        # bench/lsp.py's target is warm p95 < 10 ms: the median holds it even on a loaded
+        # machine; the tail depends on the machine's load (p95 about 4 ms when quiet).
+        assert p50 < 10, busy
+        assert p95 < 100, busy
+    finally:
+        await stop_client(c)
+
+
+
