@@ -294,6 +294,7 @@ def _cmd_agents(args: argparse.Namespace) -> int:
              "renderers": list(p.renderers),
              "sources": [{"note": s.note, "upstream": s.upstream} for s in p.sources]}
             for p in PROFILES]
+    seen = _seen_in_sessions(rows, PROFILES)
     if args.json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
         return 0
@@ -303,8 +304,37 @@ def _cmd_agents(args: argparse.Namespace) -> int:
         out.append(f"{row['id']}  {row['title']}{mark}")
         for src in row["sources"]:  # type: ignore[attr-defined]
             out.append(f"    {src['note']}: {src['upstream']}")
+        out.append(f"    sessions on this machine: {seen[str(row['id'])]}")
     sys.stdout.write("\n".join(out) + "\n")
     return 0
+
+
+def _seen_in_sessions(rows: list[dict[str, object]], profiles: Sequence[AgentProfile]
+                      ) -> dict[str, str]:
+    """Add ``newest_seen`` (the newest agent version this machine's sessions record, or
+    None) and ``newer_than_modelled`` to each row; return the sentence per profile id."""
+    from rulelens.sessions import NOTHING_RECORDED, reader
+    from rulelens.sessions.verify import drift, seen_versions
+
+    families = sorted({p.agent for p in profiles if reader(p.agent) is not None})
+    seen = seen_versions(os.environ, families)
+    words: dict[str, str] = {}
+    for row, p in zip(rows, profiles, strict=True):
+        newest = seen.get(p.agent)
+        newer = drift(p.id, newest, p.display) if newest else None
+        row["newest_seen"] = newest or None
+        row["newer_than_modelled"] = bool(newer and newer.startswith("Drift"))
+        if reader(p.agent) is None:
+            words[p.id] = ("not readable (" + NOTHING_RECORDED.get(
+                p.agent, "format not researched").split(" (")[0] + ")")
+        elif newest is None:
+            words[p.id] = "no session found"
+        elif not newest:
+            words[p.id] = f"found; {p.display}'s sessions do not record its version"
+        else:
+            words[p.id] = f"newest {p.display} {newest}" + (
+                " — newer than this profile models" if row["newer_than_modelled"] else "")
+    return words
 
 
 def _agent_options(p: argparse.ArgumentParser) -> None:

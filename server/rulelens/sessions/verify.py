@@ -71,15 +71,16 @@ def find(agent: str, env: Mapping[str, str], cwd: str, spec: str = "latest"
 
 
 def seen_versions(env: Mapping[str, str], agents: Iterable[str]) -> dict[str, str | None]:
-    """Per agent family, the newest agent version any of this machine's sessions records."""
+    """Per agent family, the newest agent version any of this machine's sessions records:
+    ``""`` when there are sessions but none records a version, None when there are none."""
     out: dict[str, str | None] = {}
     for agent in agents:
         mod = reader(agent)
         best: str | None = None
         if mod is not None:
             for ref in mod.sessions(env, None):
-                v = ref.agent_version
-                if v and (best is None or version_key(v) > version_key(best)):
+                v = ref.agent_version or ""
+                if best is None or (v and (not best or version_key(v) > version_key(best))):
                     best = v
         out[family(agent)] = best
     return out

@@ -84,3 +84,25 @@ def test_session_file_is_read_only_and_nothing_is_written_next_to_it(ws: Workspa
     assert done.returncode == 0 and as_json(done)["session"]["id"] == UUID
     after = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in ws.home.rglob("*")}
     assert after == before
+
+
+def test_agents_lists_the_newest_version_seen_in_sessions(ws: Workspace) -> None:
+    from .formats import claude_transcript
+
+    claude_transcript(ws.home, str(ws.repo), "5b0e8f7a-0000-4000-8000-000000000001",
+                      "2026-09-01T10:00:00.000Z", [], version="2.1.240")
+    claude_transcript(ws.home, str(ws.base), "5b0e8f7a-0000-4000-8000-000000000002",
+                      "2026-09-02T10:00:00.000Z", [], version="2.3.1")
+    codex_rollout(ws.home / ".codex", str(ws.repo), "2026-09-01T10-00-00", UUID, None,
+                  version="0.63.0")
+    done = subprocess.run([RULELENS, "agents", "--json"], env=ws.env, capture_output=True,
+                          text=True, timeout=120, check=True)
+    rows = {r["id"].split("@")[0]: r for r in json.loads(done.stdout)}
+    assert (rows["claude"]["newest_seen"], rows["claude"]["newer_than_modelled"]) == (
+        "2.3.1", True)
+    assert rows["codex"]["newest_seen"] == "0.63.0"
+    assert rows["cursor"]["newest_seen"] is None
+    text = subprocess.run([RULELENS, "agents"], env=ws.env, capture_output=True, text=True,
+                          timeout=120, check=True).stdout
+    assert ("sessions on this machine: newest Claude Code 2.3.1 — newer than this profile"
+            " models") in text
