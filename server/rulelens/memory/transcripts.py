@@ -13,7 +13,9 @@ descriptor-level helpers of :mod:`rulelens.agents.safeio` (regular files only, n
 blocking): a FIFO or a link to ``/dev/zero`` or out of the sessions directory named
 ``updates.jsonl``, ``summary.json`` or ``.cwd`` is skipped with the reason
 (:attr:`TranscriptSync.skipped`), never read. A line longer than :data:`MAX_LINE` is
-counted but not held (it cannot be a message chunk RuleLens shows).
+counted but not held (it cannot be a message chunk RuleLens shows), and a turn holding
+more than :data:`MAX_TURN` characters is let go as it grows and listed as skipped; a line
+nested deeper than :data:`rulelens.agents.bounded.MAX_DEPTH` is never parsed.
 
 Reading is streaming: lines are read one at a time, lines that are not message chunks are
 turned away by a byte search before any JSON decoding (tool updates can be megabytes), and
@@ -31,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import math
 import os
 import stat
@@ -44,7 +45,7 @@ from typing import Any, Literal
 
 import apsw
 
-from rulelens.agents import safeio
+from rulelens.agents import bounded, safeio
 from rulelens.memory.beneath import Refused, SkippedFile, lstat_beneath, open_beneath, read_beneath
 from rulelens.memory.best import coverage
 from rulelens.memory.search import extract_keywords, fts_match
@@ -59,6 +60,9 @@ _NEEDLE = b"_message_chunk"
 _HASH_BLOCK = 1 << 20
 #: A longer ``updates.jsonl`` line (a tool update) is skipped without being held.
 MAX_LINE = 16 << 20
+#: The most text one turn may hold; a longer turn (its chunks joined) is counted as
+#: skipped (:attr:`TranscriptSync.skipped`), and nothing more of it is held once past this.
+MAX_TURN = 8 << 20
 #: ``summary.json`` and ``.cwd`` are read up to these sizes; a larger one is skipped.
 SUMMARY_LIMIT = 1 << 20
 CWD_LIMIT = 64 * 1024
@@ -87,6 +91,9 @@ class Turn:
     offset: int  # byte offset of that line
     timestamp: float | None  # Unix seconds
     text: str
+    #: Characters of text let go because the turn held more than :data:`MAX_TURN`
+    #: (then ``text`` is empty and the turn is not indexed).
+    dropped: int = 0
 
 
 def sessions_root(grok_home: str) -> str:
@@ -107,8 +114,8 @@ def _read_small(root: str, path: str, limit: int,
 def _load_json(root: str, path: str, skipped: list[SkippedFile] | None) -> Any:
     data = _read_small(root, path, SUMMARY_LIMIT, skipped)
     try:
-        return None if data is None else json.loads(data)
-    except (ValueError, RecursionError):
+        return None if data is None else bounded.json_loads(data)
+    except ValueError:  # not JSON, or nested too deeply to parse
         return None
 
 
@@ -209,9 +216,9 @@ def _chunk(line: bytes) -> tuple[Role, str | None, float | None, str] | None:
     if _NEEDLE not in line:
         return None  # tool calls, plans, usage: never decoded
     try:
-        record = json.loads(line)
+        record = bounded.json_loads(line)
     except ValueError:
-        return None  # a torn line
+        return None  # a torn line, or one nested too deeply to be a message chunk
     if not isinstance(record, dict):
         return None
     params = record.get("params")
@@ -245,7 +252,15 @@ def parse_updates(chunks: Iterable[bytes], offset: int = 0, line_no: int = 0
     the last complete line (a torn last line is left for the next read)."""
     pos, n = offset, line_no
     current: list[str] = []
+    held = dropped = 0  # characters in ``current``; let go past MAX_TURN
     head: tuple[Role, str | None, int, int, float | None] | None = None
+
+    def turn() -> Turn:
+        assert head is not None
+        if dropped:
+            return Turn(head[0], head[1], head[2], head[3], head[4], "", held + dropped)
+        return Turn(head[0], head[1], head[2], head[3], head[4], "".join(current))
+
     for size, raw in _lines(chunks):
         start = pos
         pos += size
@@ -255,13 +270,19 @@ def parse_updates(chunks: Iterable[bytes], offset: int = 0, line_no: int = 0
             continue
         role, key, ts, text = chunk
         if head is not None and (head[0] != role or head[1] != key):
-            yield Turn(head[0], head[1], head[2], head[3], head[4], "".join(current))
-            head, current = None, []
+            yield turn()
+            head, current, held, dropped = None, [], 0, 0
         if head is None:
             head = (role, key, n, start, ts)
-        current.append(text)
+        if dropped or held + len(text) > MAX_TURN:
+            # Over the bound: what was held is let go; the rest is only counted.
+            dropped += len(text) + held
+            current, held = [], 0
+        else:
+            current.append(text)
+            held += len(text)
     if head is not None:
-        yield Turn(head[0], head[1], head[2], head[3], head[4], "".join(current))
+        yield turn()
     yield (pos, n)
 
 
@@ -394,7 +415,7 @@ class TranscriptIndex:
         try:
             with open_beneath(root, s.updates) as (fd, st):
                 safeio.check_opened(st, s.updates)
-                return self._sync_opened(s, fd, st)
+                return self._sync_opened(s, fd, st, skipped)
         except safeio.NotAFileError as exc:
             skipped.append(SkippedFile(s.updates, f"not-a-file: {exc.kind}"))
         except Refused as exc:
@@ -402,7 +423,8 @@ class TranscriptIndex:
                 skipped.append(exc.skipped())
         return "skipped", 0
 
-    def _sync_opened(self, s: SessionInfo, fd: int, st: os.stat_result) -> tuple[str, int]:
+    def _sync_opened(self, s: SessionInfo, fd: int, st: os.stat_result,
+                     skipped: list[SkippedFile]) -> tuple[str, int]:
         path = s.updates
         row = self.conn.execute(
             "SELECT size, mtime_ns, consumed, consumed_lines, prefix_sha, resume_offset,"
@@ -432,6 +454,11 @@ class TranscriptIndex:
             for item in parse_updates(chunks, resume, resume_line):
                 if isinstance(item, tuple):
                     consumed_at, lines_at = item
+                    continue
+                if item.dropped:
+                    skipped.append(SkippedFile(path, f"turn at line {item.line}: more than"
+                                               f" {MAX_TURN} characters of text ({item.dropped});"
+                                               " not indexed"))
                     continue
                 if not item.text.strip():
                     continue

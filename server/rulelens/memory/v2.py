@@ -298,22 +298,34 @@ class V2File:
 def _md_files(directory: str, skipped: list[SkippedFile] | None = None
               ) -> list[tuple[str, int]]:
     """Regular, non-symlink ``*.md`` files directly in ``directory`` with their mtimes;
-    the other ``*.md`` entries (links, FIFOs, devices) go to ``skipped`` with the reason."""
+    the other ``*.md`` entries (links, FIFOs, devices) go to ``skipped`` with the reason.
+    At most :data:`MAX_DIR_ENTRIES` entries are looked at (in directory order); a larger
+    directory is listed that far and named in ``skipped``."""
     out: list[tuple[str, int]] = []
     try:
         with os.scandir(directory) as it:
             for n, entry in enumerate(it):
                 if n >= MAX_DIR_ENTRIES:
-                    raise OSError(f"{directory}: more than {MAX_DIR_ENTRIES} entries")
+                    if skipped is not None:
+                        skipped.append(SkippedFile(directory, (
+                            f"more than {MAX_DIR_ENTRIES} entries: only the first"
+                            f" {MAX_DIR_ENTRIES} (in directory order) were looked at")))
+                    break
                 if os.path.splitext(entry.name)[1] != ".md":
                     continue
-                st = entry.stat(follow_symlinks=False)
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue  # removed while listed
                 if stat.S_ISREG(st.st_mode):
                     out.append((entry.path, st.st_mtime_ns))
                 elif skipped is not None:
                     skipped.append(_not_listed(entry.path, st.st_mode))
     except FileNotFoundError:
         return []
+    except OSError as exc:  # not a directory, no permission: named, never a traceback
+        if skipped is not None:
+            skipped.append(SkippedFile(directory, f"cannot be listed ({exc.strerror})"))
     return out
 
 
