@@ -37,7 +37,9 @@ async def test_search_all_agents_and_status(client: LanguageClient, demo: Demo) 
     assert status == _cli(demo, "status", "--agent", "claude")
     every = await request(client, protocol.MEMORY_STATUS, {"workspaceUri": ws, "agent": "all"})
     assert {"claude", "gemini"} <= set(every["present"])
-    assert "qwen" not in every["present"]  # no Qwen memory and no marker in the demo
+    assert every["present"] == [a for a in every["names"] if a in every["present"]]  # in order
+    assert every["remember_scopes"]["claude"] == ["workspace"]
+    assert every["remember_scopes"]["codex"] == []
     with pytest.raises(Exception, match="unknown agent"):
         await client.protocol.send_request_async(
             protocol.MEMORY_SEARCH, {"query": "x", "workspaceUri": ws, "agent": "cursor"})

@@ -5,7 +5,7 @@
  * them so a user can tell at a glance which notes the agent itself would see.
  */
 
-import type { MemoryResult, RememberPlan } from "./protocol";
+import type { AgentRememberResult, MemoryResult, RememberPlan } from "./protocol";
 import { displayPath, type PathContext } from "./chainModel";
 
 export interface MemoryRow {
@@ -47,13 +47,50 @@ export function matchedLine(snippet: string, keywords: string[] = []): { text: s
   return { text, highlights: ranges.sort((a, b) => a[0] - b[0]) };
 }
 
+/** How an agent's hit reaches its model, in words (the server's `injected` label). */
+export function injectedMark(injected: string | undefined): string {
+  if (injected === "start") return "injected at start";
+  if (injected === "on-demand") return "on demand";
+  return "not read by the agent";
+}
+
+/** A quick pick entry of the all-agents search: a group heading or a hit. */
+export type AgentGroupRow = { kind: "separator"; agent: string; label: string } | { kind: "hit"; agent: string; row: MemoryRow };
+
+/**
+ * The all-agents search as groups, one per agent in the order its best hit ranks (the server's
+ * order is kept inside a group), each headed by the agent's name and its hit count.
+ */
+export function agentGroups(results: MemoryResult[], ctx: PathContext, names: Record<string, string> = {}, keywords: string[] = []): AgentGroupRow[] {
+  const order: string[] = [];
+  const by = new Map<string, MemoryResult[]>();
+  for (const r of results) {
+    const agent = r.agent ?? "grok";
+    if (!by.has(agent)) {
+      by.set(agent, []);
+      order.push(agent);
+    }
+    by.get(agent)!.push(r);
+  }
+  const out: AgentGroupRow[] = [];
+  for (const agent of order) {
+    const hits = by.get(agent)!;
+    out.push({ kind: "separator", agent, label: `${names[agent] ?? agent} (${hits.length})` });
+    for (const r of hits) out.push({ kind: "hit", agent, row: memoryRow(r, ctx, keywords) });
+  }
+  return out;
+}
+
 /** One quick pick row: score first, the relative file name, the matched sentence as detail,
- * and the flags (source, agent, first turn, staleness, superseded) as a compact description. */
+ * and the flags (source, agent, first turn, staleness, superseded) as a compact description;
+ * another agent's hit shows whether that agent sees it at start or reads it on demand. */
 export function memoryRow(result: MemoryResult, ctx: PathContext, keywords: string[] = []): MemoryRow {
   const where = result.source === "transcript"
     ? `${displayPath(result.path, ctx)}:${result.start_line}`
     : `${displayPath(result.path, ctx)}:${result.start_line}-${result.end_line}`;
-  const flags = result.source === "transcript"
+  const flags = result.injected !== undefined
+    ? [injectedMark(result.injected), result.scope].filter((x): x is string => !!x)
+    : result.source === "transcript"
     ? ["transcript", result.label ?? "not searched by the agent's memory tools"]
     : [
         result.source,
@@ -171,6 +208,11 @@ export function reindexSummary(result: unknown): string {
  * note as the server normalised it, and the server's one-line warning when the agent's search
  * would skip it. Nothing about normalisation or chunking is decided here.
  */
+export function agentRememberDialog(plan: AgentRememberResult, name: string, ctx: PathContext): { message: string; detail: string } {
+  return { message: `Append this to ${name}'s ${plan.scope} memory (${displayPath(plan.path, ctx)})?`,
+    detail: `${plan.text}\n(${plan.format})` };
+}
+
 export function rememberDialog(plan: RememberPlan, scope: "global" | "workspace", ctx: PathContext): { message: string; detail: string } {
   const where = displayPath(plan.path, ctx);
   const detail = plan.warning ? `${plan.note}\n\n⚠ ${plan.warning}` : plan.note;

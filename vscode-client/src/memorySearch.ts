@@ -7,14 +7,15 @@
 
 import * as vscode from "vscode";
 import { pathContext } from "./chainView";
-import { emptyText, explainMarkdown, memoryRow, placeholder, SEARCH_DEBOUNCE_MS, type MemoryRow } from "./memoryModel";
+import { agentGroups, emptyText, explainMarkdown, memoryRow, placeholder, SEARCH_DEBOUNCE_MS, type MemoryRow } from "./memoryModel";
 import { Methods, type MemoryContextPayload, type MemoryResult, type MemorySearchParams, type MemorySearchPayload } from "./protocol";
 import type { RuleLensServer } from "./server";
 
 type Item = vscode.QuickPickItem & { result?: MemoryResult };
 
-/** The last list shown, for the self-test. */
-export let lastSearch: { query: string; all: boolean; rank: Rank; rows: MemoryRow[] } | undefined;
+/** The last list shown, for the self-test (`groups`: the all-agents view's headings and marks). */
+export let lastSearch: { query: string; all: boolean; rank: Rank; rows: MemoryRow[]; agent?: string;
+  groups?: { label: string; rows: string[] }[] } | undefined;
 
 export type Rank = "agent" | "best";
 
@@ -22,12 +23,13 @@ export type Rank = "agent" | "best";
 const CONTEXT_SCHEME = "rulelens-memory-context";
 const contextTexts = new Map<string, string>();
 
-/** The ranking to start with (`rulelens.memory.rank`) and the sources to search. */
-function memorySettings(): { rank: Rank; sources: string[] } {
+/** The ranking to start with (`rulelens.memory.rank`), the sources to search, and whose
+ * memory (`rulelens.memory.agents`: Grok's, or every agent's grouped by agent). */
+function memorySettings(): { rank: Rank; sources: string[]; everyAgent: boolean } {
   const cfg = vscode.workspace.getConfiguration("rulelens");
   const rank = cfg.get<string>("memory.rank") === "best" ? "best" : "agent";
   const sources = cfg.get<string[]>("memory.sources") ?? ["memory"];
-  return { rank, sources: sources.length ? sources : ["memory"] };
+  return { rank, sources: sources.length ? sources : ["memory"], everyAgent: cfg.get<string>("memory.agents") === "all" };
 }
 
 export function workspaceUri(): string | undefined {
@@ -86,6 +88,11 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
   let all = false;
   const settings = memorySettings();
   let rank: Rank = settings.rank;
+  let everyAgent = settings.everyAgent;
+  const agentButton = (): vscode.QuickInputButton => ({
+    iconPath: new vscode.ThemeIcon(everyAgent ? "organization" : "person"),
+    tooltip: everyAgent ? "Every agent's memory, grouped by agent — switch to Grok's memory" : "Grok's memory — switch to every agent's memory (Claude Code, Codex, Gemini CLI, Qwen Code…)",
+  });
   const toggle = (): vscode.QuickInputButton => ({
     iconPath: new vscode.ThemeIcon(all ? "filter-filled" : "list-flat"),
     tooltip: all ? "Show only what the agent would return" : "Show the wider list (also results below the agent's cut)",
@@ -96,10 +103,11 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
   });
   const explainButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon("info"), tooltip: "Why did this rank here?" };
   const sync = () => {
-    const view = rank === "best" ? "ranked for people (best)" : all ? "wider list" : "what the agent would return";
+    const view = everyAgent ? "every agent, grouped (injected at start / on demand)"
+      : rank === "best" ? "ranked for people (best)" : all ? "wider list" : "what the agent would return";
     qp.title = `RuleLens: Search Memory — ${view}`;
-    qp.placeholder = placeholder(all);
-    qp.buttons = [toggle(), rankButton()];
+    qp.placeholder = everyAgent ? "Search every agent's memory for this workspace" : placeholder(all);
+    qp.buttons = everyAgent ? [agentButton()] : [toggle(), rankButton(), agentButton()];
   };
   sync();
   qp.matchOnDescription = false;
@@ -119,6 +127,31 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
       return;
     }
     qp.busy = true;
+    if (everyAgent) {
+      try {
+        const payload = await searchMemoryOnce(server, query, all, cts.token, { agent: "all" });
+        if (cts.token.isCancellationRequested) return;
+        const groups = agentGroups(payload?.results ?? [], pathContext(), payload?.names ?? {}, payload?.keywords ?? []);
+        const rows = groups.flatMap((g) => (g.kind === "hit" ? [g.row] : []));
+        const heads: { label: string; rows: string[] }[] = [];
+        for (const g of groups) {
+          if (g.kind === "separator") heads.push({ label: g.label, rows: [] });
+          else heads[heads.length - 1].rows.push(`${g.row.label}  ${g.row.description}`);
+        }
+        lastSearch = { query, all, rank: "best", rows, agent: "all", groups: heads };
+        qp.items = groups.length
+          ? groups.map((g): Item => g.kind === "separator"
+            ? { label: g.label, kind: vscode.QuickPickItemKind.Separator }
+            : { label: g.row.label, description: g.row.description, detail: g.row.detail, alwaysShow: true, result: g.row.result })
+          : [{ label: payload ? `No agent's memory matches "${query}"` : "The RuleLens server is not running — see the RuleLens output", alwaysShow: true }];
+      } catch (err) {
+        if (cts.token.isCancellationRequested) return;
+        qp.items = [{ label: `Memory search failed: ${String((err as Error)?.message ?? err)}`, alwaysShow: true }];
+      } finally {
+        if (inflight === cts) qp.busy = false;
+      }
+      return;
+    }
     try {
       const payload = await searchMemoryOnce(server, query, all, cts.token, { rank, sources: settings.sources });
       if (cts.token.isCancellationRequested) return;
@@ -146,6 +179,7 @@ export function searchMemory(server: RuleLensServer, initialQuery = ""): Promise
     qp.onDidChangeValue((v) => schedule(v));
     qp.onDidTriggerButton((button) => {
       if (button.tooltip === rankButton().tooltip) rank = rank === "best" ? "agent" : "best";
+      else if (button.tooltip === agentButton().tooltip) everyAgent = !everyAgent;
       else all = !all;
       sync();
       schedule(qp.value, 0);

@@ -129,6 +129,11 @@ export interface MemoryResult {
   /** Transcript turns: always "not searched by the agent's memory tools". */
   label?: string;
   title?: string | null;
+  /** `agent` set on the request (issue 24): whose memory the hit is in… */
+  agent?: string;
+  /** …and what that agent does with these lines: injected at start, read on demand, or not read. */
+  injected?: "start" | "on-demand" | "no";
+  scope?: "global" | "workspace";
 }
 
 export interface MemorySearchPayload {
@@ -140,6 +145,10 @@ export interface MemorySearchPayload {
   results: MemoryResult[];
   /** With `sources` holding "transcript": matching session turns, never the agent's results. */
   transcripts?: MemoryResult[];
+  /** `agent` set: the agents searched, their display names, and why some gave nothing. */
+  agents?: string[];
+  names?: Record<string, string>;
+  notes?: string[];
 }
 
 export interface MemorySearchParams {
@@ -149,6 +158,17 @@ export interface MemorySearchParams {
   rank?: "agent" | "best";
   explain?: boolean;
   sources?: string[];
+  /** Another agent's memory ("claude", "codex", "gemini", "qwen") or "all"; absent: Grok's. */
+  agent?: string;
+}
+
+/** `rulelens/memoryStatus` with `agent: "all"`: each agent's memory files, which agents are
+ * present in the workspace (the default for remember), their names and writable scopes. */
+export interface AgentMemoryStatus {
+  agents: { agent: string; files: { path: string; injected: string; cut_at_line: number | null }[]; notes: string[] }[];
+  present: string[];
+  names: Record<string, string>;
+  remember_scopes: Record<string, ("global" | "workspace")[]>;
 }
 
 /** `rulelens/memoryContext`: the first-turn `<memory-context>` block, byte for byte. */
@@ -172,6 +192,18 @@ export interface RememberArgs {
   expectedSha256?: string;
   /** Write nothing; answer a {@link RememberPlan}. */
   dryRun?: boolean;
+  /** Another agent's memory (issue 24); the answer is then an {@link AgentRememberResult}. */
+  agent?: string;
+}
+
+/** `rulelens.remember` with `agent`: the exact bytes appended (or, with `dryRun`, that would be). */
+export interface AgentRememberResult {
+  agent: string;
+  path: string;
+  scope: "global" | "workspace";
+  format: string;
+  text: string;
+  written: boolean;
 }
 
 export interface RememberResult {

@@ -372,8 +372,14 @@ def _agent_status(feature: MemoryFeature, agent: str, cwd: str) -> dict[str, Any
     if agent != "all":
         return dict(views[0].to_json())
     used = set(present(cwd, feature.service().env))
+    from rulelens.memory.agentfiles import display_name
+    from rulelens.memory.agentmemory import REMEMBER_SCOPES
+
     return {"agents": [v.to_json() for v in views],
-            "present": [v.agent for v in views if v.files or v.agent in used]}
+            "present": [v.agent for v in views if v.files or v.agent in used],
+            "names": {v.agent: display_name(v.agent) for v in views},
+            "remember_scopes": {v.agent: list(REMEMBER_SCOPES.get(v.agent, ()))
+                                for v in views}}
 
 
 def _agent_remember(svc: MemoryService, agent: str, cwd: str, text: str, scope: Any,

@@ -662,6 +662,17 @@ STORES: dict[str, Callable[[str, Mapping[str, str]], StoreView]] = {
 }
 
 
+#: Display names of store agents the registry does not list yet.
+_NAMES = {"qwen": "Qwen Code"}
+
+
+def display_name(agent: str) -> str:
+    """``Claude Code`` for ``claude``: the registry's name, else this module's."""
+    from rulelens.agents.registry import DISPLAY
+
+    return DISPLAY.get(agent) or _NAMES.get(agent, agent)
+
+
 def memory_agents() -> tuple[str, ...]:
     """The agents whose memory RuleLens reads, in the registry's order (Grok first);
     a store whose agent has no registry record yet (Qwen Code: memory, no rules view)

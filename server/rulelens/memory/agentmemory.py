@@ -32,6 +32,7 @@ from rulelens.memory.agentfiles import (
     StoreFile,
     StoreView,
     claude_memory_dir,
+    display_name,
     gemini_context_names,
     gemini_home,
     gemini_project_id,
@@ -153,7 +154,8 @@ class AgentSearch:
     vectors: bool
 
     def to_json(self) -> dict[str, object]:
-        return {"query": self.query, "agents": self.agents, "rank": "best",
+        return {"query": self.query, "agents": self.agents,
+                "names": {a: display_name(a) for a in self.agents}, "rank": "best",
                 "mode": "best-hybrid" if self.vectors else "best-fts",
                 "results": [h.to_json() for h in self.hits], "notes": self.notes}
 
@@ -388,6 +390,13 @@ def gemini_suffix(text: str, scope: str, heading: str) -> Callable[[bytes | None
                 " the end), and RuleLens only appends; add the note there by hand")
         return new[len(old):].encode()
     return suffix
+
+
+#: The scopes ``remember`` writes per agent, default first (``[]``: not writable).
+REMEMBER_SCOPES: dict[str, tuple[str, ...]] = {
+    "grok": ("global", "workspace"), "claude": ("workspace",),
+    "gemini": ("global", "workspace"), "qwen": ("global",), "codex": (),
+}
 
 
 def plan_remember(service: MemoryService, agent: str, cwd: str, text: str,

@@ -70,6 +70,11 @@ export class TreeItem {
   ) {}
 }
 
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
+}
+
 export enum StatusBarAlignment {
   Left = 1,
   Right = 2,
