@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from rulelens import __version__
-from rulelens.agents.profiles import AgentProfile, UnknownAgent, grok_profile
+from rulelens.agents.profiles import DEFAULT_AGENT, AgentProfile, UnknownAgent, grok_profile
 from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.safeio import printable
 from rulelens.agents.trust import Override
@@ -134,13 +134,13 @@ def _multi_agent(args: argparse.Namespace) -> bool:
     views of ``rulelens.multichain``."""
     agent = getattr(args, "agent", None) or ""
     return bool(getattr(args, "cwd", None)) or ("," in agent) or agent == "all" or (
-        bool(agent) and agent.split("@", 1)[0] != "grok")
+        bool(agent) and agent.split("@", 1)[0] != DEFAULT_AGENT)
 
 
 def _grok_resolve(args: argparse.Namespace | None = None) -> Callable[[str], Chain]:
     """The Grok resolver for ``--agent grok[@version]`` (the per-file views use it too)."""
     agent = getattr(args, "agent", None) or ""
-    grok = agent if agent.split("@", 1)[0] == "grok" else None
+    grok = agent if agent.split("@", 1)[0] == DEFAULT_AGENT else None
     return resolver_for(grok, getattr(args, "trust", "auto")).resolve
 
 
@@ -287,7 +287,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _cmd_agents(args: argparse.Namespace) -> int:
-    from rulelens.agents.profiles import DEFAULT_AGENT, PROFILES
+    from rulelens.agents.profiles import PROFILES
 
     default = agent_profile(DEFAULT_AGENT).id
     rows = [{"id": p.id, "title": p.title, "default": p.id == default,
@@ -300,7 +300,7 @@ def _cmd_agents(args: argparse.Namespace) -> int:
         return 0
     out: list[str] = []
     for row in rows:
-        mark = "  (default: `grok`)" if row["default"] else ""
+        mark = f"  (default: `{DEFAULT_AGENT}`)" if row["default"] else ""
         out.append(f"{row['id']}  {row['title']}{mark}")
         for src in row["sources"]:  # type: ignore[attr-defined]
             out.append(f"    {src['note']}: {src['upstream']}")
@@ -338,8 +338,10 @@ def _seen_in_sessions(rows: list[dict[str, object]], profiles: Sequence[AgentPro
 
 
 def _agent_options(p: argparse.ArgumentParser) -> None:
+    from rulelens.agents.registry import choices
+
     p.add_argument("--agent", default=None, metavar="ID",
-                   help="grok (default), claude, codex, cursor, copilot, gemini, boost;"
+                   help=f"{choices()} (default: {DEFAULT_AGENT});"
                    " for chain also a comma list or `all` (side by side)")
     p.add_argument("--cwd", default=None, metavar="DIR",
                    help="where the agent session starts (default: PATH's directory)")
@@ -349,8 +351,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from rulelens.sessions import verify  # session readers load only for `verify`
 
     if not args.agent:
-        raise UsageError("verify needs --agent ID (grok, claude, codex, gemini, cursor,"
-                         " copilot, boost)")
+        from rulelens.agents.registry import choices
+
+        raise UsageError(f"verify needs --agent ID ({choices()})")
     from rulelens.multichain import parse_agents
 
     try:

@@ -10,11 +10,14 @@ import inspect
 import sys
 from types import ModuleType
 
-from rulelens.agents import boost, claude, codex, copilot, cursor, gemini
 from rulelens.agents.profiles import PROFILES, AgentProfile
+from rulelens.agents.registry import AGENTS
 
-MODULES: dict[str, ModuleType] = {"claude": claude, "codex": codex, "cursor": cursor,
-                                  "copilot": copilot, "gemini": gemini, "boost": boost}
+#: Each agent's discovery module (its docstring is what RuleLens models), from the registry;
+#: Grok's engine is ``rulelens.rules``, described by its profile rows alone.
+MODULES: dict[str, ModuleType] = {
+    a.id: module for a in AGENTS
+    if not a.engine and (module := inspect.getmodule(a.view)) is not None}
 
 BOUNDARY = {
     "git-root": "from the git root of the start directory down to it",

@@ -398,4 +398,5 @@ AGENT = Agent(
     id=ID, short="Claude", display=DISPLAY, profiles=(PROFILE,),
     markers=("CLAUDE.md", "CLAUDE.local.md", ".claude"),
     formats=("claude-rule",), view=view,
+    config_files=(".claude/settings.json", ".claude/settings.local.json"),
 )

@@ -497,4 +497,5 @@ AGENT = Agent(
     formats=(), view=view,
     homes=lambda env: (gemini_dir(env),),
     trust_command=PROFILE.trust.command if PROFILE.trust else None,
+    config_files=(".gemini/settings.json", ".gemini/trustedFolders.json"),
 )

@@ -76,6 +76,9 @@ class Agent:
     #: Discovery runs in ``rulelens.rules`` (Grok's Resolver): multi-agent views pass the
     #: session's resolver instead of calling :attr:`view` (which builds a fresh one).
     engine: bool = False
+    #: Names of configuration files (not instruction files) whose change alters discovery:
+    #: ``config.toml``, ``settings.json``, ``opencode.json``; the watcher reacts to them.
+    config_files: tuple[str, ...] = ()
 
     @property
     def profile(self) -> AgentProfile:
@@ -103,6 +106,28 @@ class Agent:
         out: list[str] = []
         for row in self.profiles:
             out += profile_homes(row, env)
+        return tuple(dict.fromkeys(out))
+
+    def file_names(self) -> frozenset[str]:
+        """Every file the rows name, the on-read names and the configuration files, as
+        written (``AGENTS.md``, ``.claude/settings.json``): a change to one of them can
+        change this agent's views."""
+        names = set(self.config_files)
+        for row in self.profiles:
+            names.update(n.name for n in row.named_files)
+            if row.on_read is not None:
+                names.update(row.on_read.names)
+        return frozenset(names)
+
+    def rules_dirs(self) -> tuple[str, ...]:
+        """Every rules directory the rows name, relative to a project root or to ``~``
+        (an agent-home root counts as ``~/<home_default>``)."""
+        out = [d.path for row in self.profiles for d in row.rules_dirs]
+        for row in self.profiles:
+            for h in row.home_roots:
+                if h.rules_dir:
+                    base = row.home_default if h.base == "agent-home" else ""
+                    out.append(os.path.join(base, h.path, h.rules_dir))
         return tuple(dict.fromkeys(out))
 
     def used_in(self, workspace: str | None, env: Mapping[str, str]) -> bool:

@@ -13,6 +13,7 @@ with ``view(cwd, file, env) -> AgentView``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from rulelens.agents import boost, claude, codex, copilot, cursor, fsio, gemini, grok
@@ -20,8 +21,8 @@ from rulelens.agents.profiles import DEFAULT_AGENT
 from rulelens.agents.record import Agent, Discover
 
 __all__ = ["AGENTS", "BY_ID", "DEFAULT_AGENT", "DISCOVERY", "DISPLAY", "MARKERS", "ORDER",
-           "SHORT", "Agent", "Discover", "choices", "family", "get", "home_dirs", "is_dir",
-           "known", "present"]
+           "SHORT", "WATCH_NAMES", "Agent", "Discover", "choices", "concerns", "family", "get",
+           "home_dirs", "is_dir", "known", "present"]
 
 #: Every agent, in column order. The only list of agents.
 AGENTS: tuple[Agent, ...] = (
@@ -82,6 +83,31 @@ def home_dirs(agents: list[str] | tuple[str, ...], env: Mapping[str, str]) -> li
         if a.id in wanted:
             out += a.home_dirs(env)
     return list(dict.fromkeys(out))
+
+
+_NAMES = frozenset().union(*(a.file_names() for a in AGENTS))
+#: Base names (lower case) of every file some agent reads or is configured by, where the
+#: name has no directory part (``agents.md``, ``.cursorrules``).
+WATCH_NAMES: frozenset[str] = frozenset(n.lower() for n in _NAMES if "/" not in n)
+#: Names with a directory part, as path endings (``/.claude/settings.json``).
+_WATCH_ENDINGS: tuple[str, ...] = tuple(sorted("/" + n for n in _NAMES if "/" in n))
+#: Every agent's rules directories as path components (``(".github", "instructions")``).
+_RULE_DIR_PARTS: frozenset[tuple[str, ...]] = frozenset(
+    tuple(d.split("/")) for a in AGENTS for d in a.rules_dirs())
+_LONGEST = max((len(p) for p in _RULE_DIR_PARTS), default=0)
+
+
+def concerns(path: str) -> bool:
+    """Whether a change to ``path`` can change some agent's view: a file an agent names or
+    is configured by, or anything below one of their rules directories."""
+    if os.path.basename(path).lower() in WATCH_NAMES or path.endswith(_WATCH_ENDINGS):
+        return True
+    parts = path.split(os.sep)[:-1]
+    for n in range(1, _LONGEST + 1):
+        for i in range(len(parts) - n + 1):
+            if tuple(parts[i:i + n]) in _RULE_DIR_PARTS:
+                return True
+    return False
 
 
 def is_dir(path: str) -> bool:

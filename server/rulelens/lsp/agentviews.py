@@ -20,7 +20,7 @@ from typing import Any
 from rulelens.agents import registry
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.readers import SCOPED
-from rulelens.agents.registry import ORDER, family, present
+from rulelens.agents.registry import AGENTS, ORDER, family, present
 from rulelens.agents.view import AgentView, NotLoaded, ViewFile
 from rulelens.multichain import summary, view_json
 from rulelens.present import display_path
@@ -115,6 +115,13 @@ class AgentViews:
             return len(self._cache) + len(self._texts)
 
 
+def fingerprint(views: list[AgentView]) -> tuple[object, ...]:
+    """What the per-agent lens, hover and Active Rules groups show that the disk can change:
+    per agent, each file's path, when and size, and each skip's path and reason."""
+    return tuple((v.agent, tuple((f.path, f.when, f.bytes, f.truncated_at) for f in v.files),
+                  tuple((s.path, s.reason) for s in v.not_loaded), v.notes) for v in views)
+
+
 def start_label(cwd: str, workspace: str | None) -> str:
     """The start directory as users read it: ``./`` for the workspace folder, ``src/``."""
     label = display_path(cwd, workspace) if workspace else cwd
@@ -193,3 +200,18 @@ def agents_payload(views: list[AgentView], path: str, enabled: list[str]) -> dic
             for v, (cell, why) in zip(views, row.cells, strict=True)]})
     return {"cwd": views[0].cwd if views else os.path.dirname(path), "file": path,
             "enabled": enabled, "agents": [view_json(v) for v in views], "rows": rows}
+
+
+def agents_list(workspace: str | None, enabled: Sequence[str],
+                env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """``rulelens/agents``: every agent in the registry, in column order, with its names,
+    how sure its facts are, whether its files exist in ``workspace`` (``present``) and
+    whether it is enabled there."""
+    on = {family(a) for a in enabled}
+    out = []
+    for a in AGENTS:
+        entry = a.to_json(present=a.used_in(workspace, env))
+        entry["enabled"] = a.id in on
+        entry["trust_command"] = a.trust_command
+        out.append(entry)
+    return out

@@ -13,6 +13,9 @@ CHAIN = "rulelens/chain"
 #: Request ``{uri, cwd?, agents?}`` -> ``{cwd, file, enabled, agents: [chain per agent],
 #: rows: [{path, cells: [{agent, when, why}]}]}``: every enabled agent's view in one call.
 AGENTS_FOR_FILE = "rulelens/agentsForFile"
+#: Request ``{workspaceUri?}`` -> ``[{id, short, display, evidence, source, profiles,
+#: present, enabled, trust_command}]``: every agent the server knows, in column order.
+AGENTS = "rulelens/agents"
 #: Request ``{uri}`` -> ``{text}``: exactly what the agent injects, or null.
 RENDER = "rulelens/render"
 #: Request ``{uri, agent, cwd?, session?}`` -> ``rulelens verify --json``: the agent's last
@@ -45,7 +48,7 @@ REINDEX_MEMORY = "rulelens.reindexMemory"
 #: Settings section (``initializationOptions`` and ``workspace/didChangeConfiguration``).
 SETTINGS_SECTION = "rulelens"
 
-CUSTOM_REQUESTS = (CHAIN, AGENTS_FOR_FILE, RENDER, VERIFY, SERVER_STATUS, MEMORY_SEARCH,
+CUSTOM_REQUESTS = (CHAIN, AGENTS_FOR_FILE, AGENTS, RENDER, VERIFY, SERVER_STATUS, MEMORY_SEARCH,
                    MEMORY_STATUS, MEMORY_CHUNKS, MEMORY_CONTEXT, MEMORY_MANIFEST)
 CUSTOM_NOTIFICATIONS = (CHAIN_CHANGED, MEMORY_INDEXED)
 COMMANDS = (SHOW_CHAIN, REMEMBER, REINDEX_MEMORY)
@@ -68,6 +71,7 @@ REQUEST_PARAMS: dict[str, Shape] = {
     AGENTS_FOR_FILE: {**_URI, "cwd": _CWD,
                       "agents": ((list, str), False,
                                  'a list of agent ids ("grok", "claude", ...) or "all"')},
+    AGENTS: {"workspaceUri": _WORKSPACE},
     RENDER: _URI,
     VERIFY: {**_URI, "agent": (str, True, 'an agent id ("codex", "claude", ...)'), "cwd": _CWD,
              "session": (str, False, '"latest" (default) or a session id')},

@@ -236,8 +236,10 @@ def fingerprint(session: Session, path: str) -> object:
         return None
     split = session.tracker_split(path, chain)
     status = session.rule_status(path)
+    found = session.agent_views(path) if len(session.agents_for(path)) > 1 else None
     return (views.chain_payload(chain, split),
-            views.rule_lens_title(status) if status is not None else None)
+            views.rule_lens_title(status) if status is not None else None,
+            agentviews.fingerprint(found) if found else None)
 
 
 def code_lens_refresh_supported(caps: types.ClientCapabilities | None) -> bool:
@@ -340,6 +342,7 @@ def create_server(environ: Mapping[str, str] | None = None,
                             params: types.DidChangeConfigurationParams) -> None:
         s.apply_settings(_to_dict(params.settings))
         warn_agent_cwd(ls)
+        ls.restart_watcher()  # the enabled agents, and so the watched homes, may differ
         await _refresh_all(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -470,6 +473,13 @@ def create_server(environ: Mapping[str, str] | None = None,
             return agentviews.agents_payload(found, path, enabled) if found else None
 
         return guarded(answer, None)
+
+    @server.feature(protocol.AGENTS)
+    @_safe([])
+    def agents_request(ls: RuleLensServer, params: Any) -> list[dict[str, Any]]:
+        workspace = s.workspace_for(_str_param(params, "workspaceUri"))
+        enabled = agentviews.enabled_agents(s.settings.get("agents"), workspace, s.environ)
+        return agentviews.agents_list(workspace, enabled, s.environ)
 
     @server.feature(protocol.RENDER)
     @server.thread()

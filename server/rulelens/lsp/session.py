@@ -258,6 +258,13 @@ class Session:
                     best = root
         return best
 
+    def workspace_for(self, uri: str | None) -> str | None:
+        """The workspace folder holding ``uri`` (a ``file:`` URI inside one), else the first
+        folder; ``None`` with no folder open."""
+        path = self.path_of(uri) if uri else None
+        found = self.root_for(path) if path is not None else None
+        return found or (self.roots[0] if self.roots else None)
+
     def open(self, uri: str) -> str | None:
         path = self.path_of(uri)
         with self._lock:

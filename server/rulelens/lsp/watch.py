@@ -1,14 +1,16 @@
-"""Follow the disk: ``watchfiles`` on the workspace folders and the agent's home.
+"""Follow the disk: ``watchfiles`` on the workspace folders and the agents' homes.
 
 Two loops run on the event loop: the workspace folders, recursively, and the home
-directories that can change a chain (``~``, ``~/.grok``, ``~/.grok/rules``, ``~/.claude``,
-... ), non-recursively, because a recursive watch on ``~/.grok`` would follow the agent's
-busy memory and session files. Batches are debounced by watchfiles; the filter is pure
-string work (it runs on the event loop) and keeps only paths that can change a chain:
-instruction-file names, anything under a rules directory, ``.gitignore``, ``config.toml``,
-and paths that may be directories (a moved directory can carry rule files with it).
-A ``git checkout`` rewriting 10,000 source files therefore yields a small batch, and the
-consumer does its work off the event loop.
+directories that can change a chain or a view (``~``, ``~/.grok``, ``~/.grok/rules``, and
+every enabled agent's homes from the registry: ``~/.claude``, ``~/.codex``, ``~/.gemini``,
+``~/.copilot``, ...), non-recursively, because a recursive watch on an agent's home would
+follow its busy memory and session files. Batches are debounced by watchfiles; the filter
+is pure string work (it runs on the event loop) and keeps only paths that can change a
+chain or a view: instruction-file names and agents' configuration files (from the
+registry), anything under a rules directory, ``.gitignore``, ``config.toml``, and paths
+that may be directories (a moved directory can carry rule files with it). A ``git
+checkout`` rewriting 10,000 source files therefore yields a small batch, and the consumer
+does its work off the event loop.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from watchfiles import Change, DefaultFilter, awatch
 from watchfiles._rust_notify import WatchfilesRustInternalError  # not re-exported
 
+from rulelens.agents import registry
 from rulelens.agents.safeio import printable
 from rulelens.lsp.session import looks_like_rule_file
 
@@ -46,7 +49,7 @@ class ChainFilter(DefaultFilter):
         if not super().__call__(change, path):
             return False
         name = os.path.basename(path)
-        if name in TRIGGER_NAMES or looks_like_rule_file(path):
+        if name in TRIGGER_NAMES or looks_like_rule_file(path) or registry.concerns(path):
             return True
         # Might be a directory (created, moved or removed with rule files inside).
         return change == Change.deleted or "." not in name
