@@ -18,7 +18,10 @@ from rulelens.agents.view import WHENS, AgentView
 from rulelens.present import byte_size, display_path
 from rulelens.rules.model import Chain
 from rulelens.rules.perfile import ResolveChain, short_name, side_by_side, views_for_file
+from rulelens.tokens import cell as token_cell
+from rulelens.tokens import tokens
 
+TOKENS_LEGEND = ("~tokens = at start +on read (m = memory at start), file texts only: ")
 LEGEND = ("start = injected when the session starts · on-read = added when the agent reads"
           " this file · may = the model may pull it in · no = not loaded (see --why) ·"
           " — = the agent does not look for it")
@@ -47,11 +50,15 @@ def views(path: str, cwd: str | None, agents: list[str], env: Mapping[str, str],
     return views_for_file(None if is_dir else absolute, start, agents, env, resolve)
 
 
-def view_json(v: AgentView) -> dict[str, Any]:
-    """Grok: today's ``chain --json`` plus the per-file fields; others: their view."""
+def view_json(v: AgentView, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Grok: today's ``chain --json`` plus the per-file fields; others: their view. With
+    ``env`` (the CLI), a ``tokens`` object (``rulelens.tokens``) too."""
     chain = v.extra.get("chain")
     if not isinstance(chain, Chain):
-        return v.to_json()
+        out = v.to_json()
+        if env is not None:
+            out["tokens"] = tokens(v, env)
+        return out
     out = chain.to_json()
     out.setdefault("agent", v.agent)
     out["display"] = v.display
@@ -63,6 +70,8 @@ def view_json(v: AgentView) -> dict[str, Any]:
     out["skipped"] += [s.to_json() for s in v.not_loaded if s.path not in known]
     out["notes"] = list(v.notes)
     out["imports"] = []
+    if env is not None:
+        out["tokens"] = tokens(v, env)
     return out
 
 
@@ -102,7 +111,8 @@ def format_view(v: AgentView) -> str:
     return "\n".join(out) + "\n"
 
 
-def format_table(vs: list[AgentView], why: bool = False) -> str:
+def format_table(vs: list[AgentView], why: bool = False,
+                 env: Mapping[str, str] | None = None) -> str:
     base = _base(vs[0]) if vs else "."
     cwd = vs[0].cwd if vs else "."
     file = vs[0].file if vs else None
@@ -112,6 +122,8 @@ def format_table(vs: list[AgentView], why: bool = False) -> str:
     for r in rows:
         table.append([display_path(r.path, base),
                       *[c for c, _reason in r.cells]])
+    costs = [tokens(v, env) for v in vs]
+    table.append(["~tokens", *[token_cell(t) for t in costs]])
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     out = [f"start directory: {cwd}"]
     if file:
@@ -119,13 +131,14 @@ def format_table(vs: list[AgentView], why: bool = False) -> str:
     out.append("")
     for i, row in enumerate(table):
         out.append("  ".join(c.ljust(widths[j]) for j, c in enumerate(row)).rstrip())
-        if i == 0:
+        if i == 0 or i == len(table) - 2:
             out.append("  ".join("-" * w for w in widths))
-        elif why:
+        if i != 0 and i < len(table) - 1 and why:
             for v, (cell, reason) in zip(vs, rows[i - 1].cells, strict=True):
                 if cell != "—":
                     out.append(f"    {v.display}: {cell} — {reason}")
-    out += ["", LEGEND, "", summary(vs)]
+    methods = sorted({t["estimate"] for t in costs})
+    out += ["", LEGEND, TOKENS_LEGEND + "; ".join(methods) + ".", "", summary(vs)]
     return "\n".join(out) + "\n"
 
 
@@ -159,11 +172,11 @@ def cmd_chain(path: str, cwd: str | None, agent: str | None, as_json: bool, why:
     vs = views(path, cwd, agents, env, resolve)
     if as_json:
         if agent == "all" or len(vs) > 1:
-            return json.dumps({"agents": [view_json(v) for v in vs]}, ensure_ascii=False,
-                              indent=2) + "\n"
-        return json.dumps(view_json(vs[0]), ensure_ascii=False, indent=2) + "\n"
+            return json.dumps({"agents": [view_json(v, env) for v in vs]},
+                              ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(view_json(vs[0], env), ensure_ascii=False, indent=2) + "\n"
     if len(vs) > 1:
-        return format_table(vs, why)
+        return format_table(vs, why, env)
     return format_view(vs[0])
 
 
