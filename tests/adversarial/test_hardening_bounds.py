@@ -169,6 +169,24 @@ def test_recursive_alias_in_frontmatter_answers_quickly(tree: Tree, rel: str) ->
     assert took < ANSWER_S
 
 
+@pytest.mark.parametrize(("agent", "rel", "content"), [
+    ("aider", ".aider.conf.yml", "read: &a [*a]\n"),
+    ("cline", ".clinerules/loop.md", RECURSIVE.replace("globs", "paths")),
+    ("cline", ".clinerules/deep.md", DEEP_YAML),
+])
+def test_other_agents_yaml_recursive_or_deep(tree: Tree, agent: str, rel: str,
+                                             content: str) -> None:
+    (tree.repo / "AGENTS.md").write_text("# a\n")
+    path = tree.repo / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    done, peak, took = measured(tree, "chain", "--agent", agent, str(tree.repo / "AGENTS.md"))
+    assert done.returncode == 0, done.stderr.decode()
+    assert took < ANSWER_S and 0 < peak < PEAK_LIMIT_KIB
+    out = done.stdout.decode()
+    assert "recursive alias" in out or "nested deeper than 64 levels" in out, out
+
+
 def test_boost_rule_frontmatter_nested_or_recursive(tree: Tree) -> None:
     (tree.repo / "artisan").write_text("#!/usr/bin/env php\n")
     rules = tree.repo / ".ai" / "rules"

@@ -15,10 +15,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-import yaml
-
 from rulelens.agents import fsio, profiles
 from rulelens.agents.fs import discover_git_root
+from rulelens.agents.meta import safe_yaml
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile
 
@@ -48,10 +47,9 @@ def read_entries(path: str) -> tuple[list[str] | None, str | None]:
     text = fsio.read_text(path, 1 << 20)
     if text is None:
         return None, "cannot be read"
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        return None, f"not valid YAML ({str(exc).splitlines()[0]})"
+    data, error = safe_yaml(text, "it", 1 << 20)  # bounded: nesting, aliases
+    if error is not None:
+        return None, error.removeprefix("it ")
     if not isinstance(data, dict) or "read" not in data:
         return None, None
     value = data["read"]

@@ -19,7 +19,6 @@ Symbolic links inside the rules folders are not listed (``Dirent.isFile()`` is f
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 import shutil
@@ -28,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from rulelens.agents import fsio, profiles
+from rulelens.agents import bounded, fsio, profiles, yamlbound
 from rulelens.agents.globmatch import matches
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile, When
@@ -52,9 +51,13 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str, bool, str | None]
     m = _FRONT.match(text)
     if m is None:
         return {}, text, False, None
+    bounded_doc = yamlbound.compose(m.group(1), max_bytes=1 << 20, max_depth=64,
+                                    max_nodes=10_000)
+    if bounded_doc.problem is not None and bounded_doc.problem.kind == "limit":
+        return {}, text, True, bounded_doc.problem.message  # nesting, aliases: refused
     try:
         data = _JsonSchemaLoader(m.group(1)).get_single_data()
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         return {}, text, True, str(exc).splitlines()[0]
     return (data if isinstance(data, dict) else {}), m.group(2), True, None
 
@@ -150,8 +153,8 @@ def toggles(env: Mapping[str, str], cwd: str) -> tuple[dict[str, bool], str, str
 def _read_json(path: str) -> dict[str, Any]:
     text = fsio.read_text(path, 8 << 20)
     try:
-        data = json.loads(text) if text else {}
-    except ValueError:
+        data = bounded.json_loads(text) if text else {}
+    except ValueError:  # not JSON, or nested too deeply
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -44,15 +44,18 @@ def yaml_meta(text: str) -> tuple[dict[str, Any], str, str | None]:
     return (data if isinstance(data, dict) else {}), body, error
 
 
-def safe_yaml(raw: str) -> tuple[Any, str | None]:
-    """``yaml.safe_load(raw)`` under the bounds: ``(value, None)`` or ``(None, error)``."""
-    if len(raw) > _MAX:
-        return None, "frontmatter over 64 KiB"
-    doc = yamlbound.compose(raw, max_bytes=_MAX, max_depth=_MAX_DEPTH, max_nodes=_MAX_NODES)
+def safe_yaml(raw: str, what: str = "frontmatter", max_bytes: int = _MAX
+              ) -> tuple[Any, str | None]:
+    """``yaml.safe_load(raw)`` under the bounds: ``(value, None)`` or ``(None, error)``
+    (``what`` names the text in the error)."""
+    if len(raw) > max_bytes:
+        return None, f"{what} over {max_bytes // 1024} KiB"
+    doc = yamlbound.compose(raw, max_bytes=max_bytes, max_depth=_MAX_DEPTH,
+                            max_nodes=_MAX_NODES)
     if doc.problem is not None:
         if doc.problem.kind == "syntax":
-            return None, f"frontmatter is not valid YAML ({doc.problem.message})"
-        return None, f"frontmatter refused: {doc.problem.message}"
+            return None, f"{what} is not valid YAML ({doc.problem.message})"
+        return None, f"{what} refused: {doc.problem.message}"
     return (None if doc.node is None else yamlbound.construct(doc.node)), None
 
 

@@ -27,11 +27,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from rulelens.agents import fsio, profiles
 from rulelens.agents.gemini import _Expander, read_json
 from rulelens.agents.globmatch import matches
+from rulelens.agents.meta import safe_yaml
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile, When
 
@@ -170,10 +169,7 @@ def parse_rule(text: str) -> tuple[list[str] | None, str | None, str]:
     body = norm
     if m:
         body = m.group(2)
-        try:
-            meta = yaml.safe_load(m.group(1))
-        except yaml.YAMLError:
-            meta = None
+        meta, _error = safe_yaml(m.group(1))  # bounded: nesting, aliases
         if isinstance(meta, dict):
             raw = meta.get("paths")
             if isinstance(raw, list):
