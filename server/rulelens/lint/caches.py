@@ -11,7 +11,9 @@ never see each other's answers.
   (:class:`~rulelens.lint.chainindex.ChainTables`);
 * ``globs``: workspace listings and per-pattern answers (:class:`~rulelens.lint.globs.Workspace`);
 * ``related``: related files' text as it is on disk (:class:`RelatedFiles`);
-* ``ignores``: each repository's ``.gitignore`` matcher.
+* ``ignores``: each repository's ``.gitignore`` matcher;
+* ``projects``: each repository's manifests and task files, for command checks
+  (:class:`~rulelens.lint.commands.project.Project`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from rulelens.agents import safeio
 from rulelens.lint.chainindex import ChainTables
@@ -28,6 +31,9 @@ from rulelens.lint.formats import FileFormat, classify
 from rulelens.lint.globs import Workspace
 from rulelens.lint.markdown import iter_headings
 from rulelens.rules.gitignore import GitIgnore
+
+if TYPE_CHECKING:
+    from rulelens.lint.commands.project import Project
 
 
 class DiskText:
@@ -92,6 +98,16 @@ class LintCaches:
     #: Path -> its format, asked for each file's chain directory and again for its document
     #: (kept: classifying twice costs ~7 ms per 1,000 files on bench/lint.py, ~5 %).
     formats: dict[str, FileFormat] = field(default_factory=dict)
+    #: Repository root -> what its command runners define (read on first use).
+    projects: dict[str, Project] = field(default_factory=dict)
+
+    def project_for(self, root: str) -> Project:
+        from rulelens.lint.commands.project import Project  # lint.candidates imports us
+
+        found = self.projects.get(root)
+        if found is None:
+            found = self.projects[root] = Project(root)
+        return found
 
     def format_of(self, path: str) -> FileFormat:
         """:func:`~rulelens.lint.formats.classify`, once per path."""
@@ -114,6 +130,7 @@ class LintCaches:
         self.tables.forget(listed)
         if listed is None or any(os.path.basename(p) == ".gitignore" for p in listed):
             self.ignores.clear()
+        self.projects.clear()  # a manifest, Makefile or task file may have changed
         if listed is None:
             self.related.texts.clear()
         else:

@@ -52,7 +52,7 @@ def render() -> str:
 
 
 def _section(c: Check) -> list[str]:
-    return [
+    out = [
         f"### {c.code}",
         "",
         f"**{c.title}** — `{c.name}`, default severity **{c.severity}**,"
@@ -62,6 +62,11 @@ def _section(c: Check) -> list[str]:
         "",
         "Sources: " + "; ".join(c.sources) + ".",
     ]
+    if c.bad:
+        out += ["", "Bad:", "", *(("    " + line).rstrip() for line in c.bad.split("\n"))]
+    if c.good:
+        out += ["", "Good:", "", *(("    " + line).rstrip() for line in c.good.split("\n"))]
+    return out
 
 
 def page(c: Check) -> str:

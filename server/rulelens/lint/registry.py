@@ -28,11 +28,14 @@ class Check:
     rationale: str
     sources: tuple[str, ...]
     fixable: bool = False
+    #: A text that triggers the check and the same text fixed (``rulelens explain``).
+    bad: str = ""
+    good: str = ""
 
 
 def _c(code: str, name: str, family: Family, severity: Severity, title: str, rationale: str,
-       sources: tuple[str, ...], fixable: bool = False) -> Check:
-    return Check(code, name, family, severity, title, rationale, sources, fixable)
+       sources: tuple[str, ...], fixable: bool = False, bad: str = "", good: str = "") -> Check:
+    return Check(code, name, family, severity, title, rationale, sources, fixable, bad, good)
 
 
 CHECKS: tuple[Check, ...] = (
@@ -374,23 +377,50 @@ CHECKS: tuple[Check, ...] = (
        " one of the agent that reads the importing file (the profile rows' import depth).",
        ("Claude memory docs (2026-05-27 revision)", "Gemini CLI memport max depth"), False),
     _c("RL505", "broken-reference", "references", "warning",
-       "Relative link or backticked path to a file that does not exist",
-       "A relative Markdown link, or a backticked repository path that looks like a file"
-       " (`src/app/main.py`), that resolves to nothing from where agents read the file sends"
-       " the agent looking for a file that moved. Conservative: URLs, anchors, globs,"
-       " placeholders, negative examples (\"do not create `x`\"), build outputs and gitignored"
-       " paths are skipped; a backticked path counts if it exists from the repository root or"
-       " the file's directory. Through a symlink, a link that only works from the real file"
-       " is reported as such.",
-       ("agnix XP references", "issue #14 survey of 30 repositories"), False),
+       "Relative link or path to a file that does not exist",
+       "A relative Markdown link (from the file), a backticked repository path that looks"
+       " like a file (`src/app/main.py`), or a file handed to a command (`python"
+       " scripts/seed.py`, `bash ./tools/x.sh`, `uv run tools/gen.py`, from where the command"
+       " runs) that resolves to nothing sends the agent looking for a file that moved."
+       " Backticked paths, and links in rule directories (`.cursor/rules`, `.claude/rules`,"
+       " `.github/instructions`), count when they exist from the repository root, the"
+       " workspace root the rule governs or the file's folder. Conservative: URLs, anchors,"
+       " globs, placeholders (`[text](link)`, `<name>`), negative examples (\"do not create"
+       " `x`\"), files to create, files in another repository (\"in that repo\"), home and"
+       " personal files (`~/.claude/settings.json`, `.claude/settings.local.json`, `.env`),"
+       " links out of the repository, build outputs and gitignored paths are skipped."
+       " Through a symlink (`CLAUDE.md -> AGENTS.md`) a finding is reported once, on the real"
+       " file; only a link that works from the real file and not from the symlink's folder is"
+       " the symlink's own finding. Messages name repository-relative paths only.",
+       ("agnix XP references", "issue #14 survey of 30 repositories",
+        "issue #23 survey (moved files in trigger.dev, typescript-sdk, vscode-copilot-chat)"),
+       False,
+       bad="`.cursor/rules/api.mdc`: Keep `src/api/routes.ts` thin (the file moved to"
+           " `src/http/routes.ts`).",
+       good="`.cursor/rules/api.mdc`: Keep `src/http/routes.ts` thin."),
     _c("RL506", "undefined-script", "references", "warning",
-       "`npm run X` / `make X` names a script or target that is not defined",
-       "An instruction to run `npm|pnpm|yarn|bun run X` is checked against the nearest"
-       " `package.json` and the repository root's (monorepo workspace root); `make X`, written"
-       " as code, against the nearest Makefile. Reports \"not defined in <file>\"; a manifest"
-       " that does not parse, a Makefile with includes or pattern rules, or no manifest at"
-       " all is never guessed at.",
-       ("agentlint-cli package-manager checks", "issue #14 survey of 30 repositories"), False),
+       "A command names a script, target, recipe or task that is not defined where it runs",
+       "Commands in fences, code spans and (for `npm|pnpm|yarn|bun run X`) prose are checked"
+       " where they would run: npm/pnpm/yarn/bun scripts against the package that"
+       " `-w`/`--workspace`/`--filter`/`-F`/`yarn workspace`/`--cwd`/`cd dir &&` selects, or"
+       " else the file's folder, the root, a package the surrounding heading or sentence"
+       " names and the package a scoped rule applies to (a script another package defines is"
+       " then not reported); bare `pnpm X`/`yarn X` only when X cannot be a binary (`a:b`);"
+       " `npx`/`bunx`/`uv run`/`poetry run` run binaries and are never judged; `make` with"
+       " `include`, pattern rules, `-C dir`, `-f` and sub-Makefiles; `just` recipes,"
+       " `task` tasks, `composer run` scripts, `nox -s` sessions, `tox -e` environments,"
+       " `turbo run` tasks and `nx run` projects. A construct that could define any name (a"
+       " computed make target, `$(eval)`, an unreadable include, justfile `import`/`mod`,"
+       " Taskfile `includes:`, generative tox names, nx plugins) leaves only unknown names"
+       " alone; placeholders (`X`, `<name>`, `watch:*`), English (\"make assertions\"),"
+       " commands shown as what not to run and commands run in a container are skipped. A"
+       " manifest that is too large or unreadable is named in one line instead.",
+       ("agentlint-cli package-manager checks", "issue #14 survey of 30 repositories",
+        "issue #23 survey (cline `bun run protos` from apps/vscode)"), False,
+       bad="## VS Code extension (`apps/vscode`)\n\nRun `bun run protos` (no package"
+           " defines `protos`).",
+       good="## VS Code extension (`apps/vscode`)\n\nRun `bun run protos` (defined in"
+            " apps/vscode/package.json)."),
 )
 
 BY_CODE: dict[str, Check] = {c.code: c for c in CHECKS}

@@ -30,9 +30,10 @@ from rulelens.agents.fs import canonical
 from rulelens.agents.imports import claude_imports
 from rulelens.lint.candidates import NOT_SOURCE
 from rulelens.lint.checks.agents import import_limit
+from rulelens.lint.commands import Place, code_blocks
+from rulelens.lint.commands import problems as command_problems
 from rulelens.lint.context import Context
-from rulelens.lint.manifests import make_targets, package_scripts
-from rulelens.lint.markdown import fence_ranges
+from rulelens.lint.formats import is_instruction_file
 from rulelens.lint.model import Range
 
 CODES = ("RL501", "RL502", "RL503", "RL504", "RL505", "RL506")
@@ -41,14 +42,25 @@ _MAX_PER_CHECK = 20
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:\.{1,2}/|~/|/)?[\w.-][\w./-]*)", re.MULTILINE)
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")
-_SCRIPT = re.compile(r"\b(npm|pnpm|yarn|bun)\s+run\s+([A-Za-z0-9_][\w:.@/-]*)")
-_MAKE = re.compile(r"(?:^|[\s;&|($`])make\s+([A-Za-z0-9_][\w.-]*)(?=\s|$|[;&|)`])")
 #: A backticked path that looks like a file of the repository.
 _PATHLIKE = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}$")
 _NEGATIVE = re.compile(r"\b(?:do not|don't|never|avoid|instead of|not|no longer|remove"
                        r"|delete|deprecated|e\.g\.|for example|such as|like)\b", re.IGNORECASE)
 _IMPORT_KINDS = ("named", "claude-rule")
-_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+#: A sentence about a file to make, not one that exists.
+_CREATE = re.compile(r"\b(?:create[sd]?|creating|add a new|new file|generate[sd]?|scaffold"
+                     r"|will be (?:written|created|generated)|write (?:it |them )?(?:to|into)"
+                     r"|output(?:s|ted)? (?:to|into)|emit(?:s|ted)? (?:to|into)|touch|mkdir"
+                     r"|rename[sd]? (?:it |them )?to|move[sd]? (?:it |them )?to)\b",
+                     re.IGNORECASE)
+#: A sentence about a file in another repository.
+_ELSEWHERE = re.compile(r"\b(?:that|another|other|sibling|upstream|separate|external|their"
+                        r"|the [\w.-]+)\s+(?:repo|repository|project|codebase)\b"
+                        r"|\bin `?[\w.-]+/[\w.-]+`? (?:repo|repository)\b", re.IGNORECASE)
+#: A sentence about the user's own machine (home or user-level settings).
+_PERSONAL_LINE = re.compile(r"~/|\$HOME|%USERPROFILE%|\buser[- ]level\b|\bhome director"
+                            r"|\bglobal (?:config|settings)|\byour (?:own )?machine\b",
+                            re.IGNORECASE)
 
 
 def run(ctx: Context) -> None:
@@ -63,17 +75,19 @@ def run(ctx: Context) -> None:
     has_link = "]" in text and "](" in text
     has_code = "`" in text or "~" in text
     has_span = has_code and "`" in text
-    has_script = has_code  # commands are judged only where written as code
+    has_script = has_code or " run " in text  # code, or `npm run x` in prose
     if not (has_at or has_link or has_span or has_script):
         return  # the usual case for prose: one C-level search each
     scan = _Scan(ctx)
     if has_at:
         scan.imports()
+    if scan.echo == "same":
+        return  # `CLAUDE.md -> AGENTS.md`: the real file's findings, reported once there
     if has_link:
         scan.links()
     if has_span:
         scan.backticked()
-    if has_script:
+    if has_script and scan.echo is None:
         scan.commands()
 
 
@@ -85,12 +99,18 @@ class _Scan:
         doc = ctx.doc
         self.text = doc.text
         self.start = doc.offset_of_line(doc.body_line) if doc.body_line else 0
-        self.fences = fence_ranges(self.text)
+        # Fences at any indentation (a fence inside a list item is code too).
+        self.blocks = code_blocks(self.text, self.start)
+        self.fences = [(self.text.rfind("\n", 0, max(a - 1, 0)) + 1, b)
+                       for a, b in self.blocks]
         self.fence_starts = [a for a, _ in self.fences]
         self.spelled_dir = doc.directory
         real = ctx.canonical_path
         self.real_dir = os.path.dirname(real) if real != doc.path else None
         self.root = ctx.git_root
+        #: The folder the file governs (a rules directory's owner: the workspace root).
+        self.owner_dir = doc.fmt.owner
+        self.rules_dir = doc.fmt.rules_dir is not None
         #: Imports are opened only inside the repository (the file's own directory
         #: without one): whether a path outside exists never changes a finding.
         self.approval = Approval.of([self.root] if self.root else
@@ -98,6 +118,14 @@ class _Scan:
                                                          else [])])
         self.counts: dict[str, int] = {}
         self.reported: set[str] = set()
+        #: A symlink to another instruction file of the repository, linted on its own:
+        #: "same" (same folder: every reference resolves alike), "other" (only what works
+        #: from the real file and not from here is this spelling's finding), else None.
+        self.echo: str | None = None
+        if self.real_dir is not None and self.root is not None and \
+                real.startswith(self.root.rstrip(os.sep) + os.sep) and is_instruction_file(real):
+            self.echo = "same" if os.path.normpath(self.real_dir) == \
+                os.path.normpath(self.spelled_dir) else "other"
 
     # ------------------------------------------------------------------ helpers
     def in_fence(self, offset: int) -> bool:
@@ -197,6 +225,14 @@ class _Scan:
             ref = unquote(target.split("#", 1)[0].split("?", 1)[0])
             if not ref or _is_url(target) or ref.startswith(("/", "~")) or _placeholder(ref):
                 continue
+            if "/" not in ref and "." not in ref:
+                continue  # `[text](link)`: a bare word is a placeholder, not a file name
+            _, _, line = self.line_of(m.start())
+            if _not_a_claim(line, ref):
+                continue
+            if self.rules_dir and any(os.path.lexists(os.path.join(b, ref))
+                                      for b in (self.root, self.owner_dir) if b):
+                continue  # a rule file's link written from the repository or workspace root
             self.check_path(ref, "The link", m.start(1), len(target))
 
     def backticked(self) -> None:
@@ -205,7 +241,7 @@ class _Scan:
             if not _PATHLIKE.match(ref) or self.in_fence(m.start()):
                 continue
             _, _, line = self.line_of(m.start())
-            if _NEGATIVE.search(line):
+            if _NEGATIVE.search(line) or _not_a_claim(line, ref):
                 continue  # "do not create `x`", "e.g. `src/foo.ts`": not a claim it exists
             if ref.removeprefix("./").split("/", 1)[0] in NOT_SOURCE:
                 continue  # build output: made by a build, absent from a fresh checkout
@@ -214,7 +250,8 @@ class _Scan:
             # is judged only where its directory exists (a file that moved), not when the
             # whole path is relative to something else ("each extension has
             # `assets/preview.png`").
-            bases = [b for b in (self.root, self.spelled_dir, self.real_dir) if b]
+            bases = [b for b in (self.root, self.owner_dir, self.spelled_dir, self.real_dir)
+                     if b]
             if any(os.path.lexists(os.path.join(b, ref)) for b in bases):
                 continue
             if not any(os.path.isdir(os.path.dirname(os.path.join(b, ref))) for b in bases):
@@ -229,45 +266,55 @@ class _Scan:
             return
         if real is None and (self.ignored(path) or _below_build(path, self.root)):
             return  # made by a build or personal: absent from a checkout by design
+        if real is None and self.echo is not None:
+            return  # missing from the real file's folder too: reported on the real file
         self.reported.add(ref)
         self.emit("RL505", self.missing_message(ref, what, real), offset, length)
 
     # ----------------------------------------------------------------- commands
     def commands(self) -> None:
-        for m in _SCRIPT.finditer(self.text, self.start):
-            if not (self.in_fence(m.start()) or self.in_span(m.start())):
-                continue  # only commands written as code are judged
-            tool, script = m.group(1), m.group(2)
-            manifests = _package_jsons(self.spelled_dir, self.root)
-            if not manifests:
-                continue  # no package.json: nothing to check against
-            if any(isinstance(scripts, set) and script in scripts for _, scripts in manifests):
-                continue
-            skipped = [(p, why) for p, why in manifests if isinstance(why, str)]
-            for p, why in skipped:  # too large, nested too deeply, not a file: named
-                self.emit("RL506", f"`{tool} run {script}`: {self.ctx.rel(p)} {why}; its"
-                          " scripts were not checked.", m.start(2), len(script))
-            if skipped or any(scripts is None for _, scripts in manifests):
-                continue  # a package.json that does not parse: cannot know
-            names = " or ".join(self.ctx.rel(p) for p, _ in manifests)
-            self.emit("RL506", f"`{tool} run {script}`: no script `{script}` is defined in"
-                      f" {names}.", m.start(2), len(script))
-        for m in _MAKE.finditer(self.text, self.start):
-            target = m.group(1)
-            if not (self.in_fence(m.start(1)) or self.in_span(m.start(1))):
-                continue  # "make sure", "make it": only commands written as code
-            makefile = _nearest(self.spelled_dir, self.root, _MAKEFILES)
-            if makefile is None:
-                continue
-            targets = make_targets(makefile)
-            if isinstance(targets, str):
-                self.emit("RL506", f"`make {target}`: {self.ctx.rel(makefile)} {targets}; its"
-                          " targets were not checked.", m.start(1), len(target))
-                continue
-            if targets is None or target in targets:
-                continue
-            self.emit("RL506", f"`make {target}`: no target `{target}` is defined in"
-                      f" {self.ctx.rel(makefile)}.", m.start(1), len(target))
+        """Scripts, targets, recipes and tasks, each where the command runs, and the
+        files handed to interpreters (:mod:`rulelens.lint.commands`)."""
+        ctx = self.ctx
+        root = self.root or ctx.doc.fmt.owner
+        project = ctx.caches.project_for(root)
+        place = Place(project, self.spelled_dir, ctx.doc.fmt.owner, self.text,
+                      _scopes(ctx))
+        for problem in command_problems(self.text, self.start, self.blocks, place,
+                                        self.ignored):
+            if problem.code == "RL505":
+                ref = self.text[problem.at:problem.at + problem.length]
+                if ref in self.reported:
+                    continue
+                self.reported.add(ref)
+            self.emit(problem.code, problem.message, problem.at, problem.length)
+
+
+def _scopes(ctx: Context) -> tuple[str, ...]:
+    """The globs a scoped rule applies to (``applyTo``, ``globs``, ``paths``)."""
+    fm = ctx.doc.frontmatter
+    if fm is None:
+        return ()
+    out: list[str] = []
+    for key in ("applyTo", "globs", "paths"):
+        field = fm.get(key)
+        if field is None:
+            continue
+        value = field.value
+        if isinstance(value, str):
+            out.extend(v.strip() for v in value.split(","))
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, str))
+    return tuple(out)
+
+
+def _not_a_claim(line: str, ref: str) -> bool:
+    """The line asks to create ``ref``, places it in another repository, or names a
+    personal file (``.env``, ``*.local.*``, ``~/...``): not a claim the repository has it."""
+    name = ref.rsplit("/", 1)[-1]
+    if name.startswith(".env") or ".local." in name or name.endswith(".local"):
+        return True
+    return bool(_CREATE.search(line) or _ELSEWHERE.search(line) or _PERSONAL_LINE.search(line))
 
 
 def _looks_like_import(ref: str) -> bool:
@@ -287,37 +334,6 @@ def _placeholder(ref: str) -> bool:
 def _below_build(path: str, root: str | None) -> bool:
     rel = path[len(root.rstrip(os.sep)) + 1:] if root and path.startswith(root) else path
     return any(part in NOT_SOURCE for part in rel.split(os.sep)[:-1])
-
-
-def _nearest(directory: str, root: str | None, names: tuple[str, ...]) -> str | None:
-    current = directory
-    while True:
-        for name in names:
-            path = os.path.join(current, name)
-            if os.path.isfile(path):
-                return path
-        if root is None or os.path.normpath(current) == os.path.normpath(root):
-            return None
-        parent = os.path.dirname(current)
-        if parent == current or not parent.startswith(root):
-            return None
-        current = parent
-
-
-def _package_jsons(directory: str, root: str | None
-                   ) -> list[tuple[str, set[str] | str | None]]:
-    """The nearest ``package.json`` and the repository root's (a monorepo's workspace
-    root), each with its script names (``None``: does not parse; a string: why it was
-    skipped), read bounded (:mod:`rulelens.lint.manifests`)."""
-    out: list[tuple[str, set[str] | str | None]] = []
-    nearest = _nearest(directory, root, ("package.json",))
-    if nearest is not None:
-        out.append((nearest, package_scripts(nearest)))
-    if root is not None:
-        top = os.path.join(root, "package.json")
-        if os.path.isfile(top) and top != nearest:
-            out.append((top, package_scripts(top)))
-    return out
 
 
 def _imports_of(path: str, approval: Approval) -> list[str]:

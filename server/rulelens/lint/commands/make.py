@@ -1,0 +1,197 @@
+"""``make``: which targets a Makefile defines, as GNU make would find them.
+
+Explicit rules, double-colon rules, ``.PHONY`` names, pattern rules (``%.o: %.c`` makes
+``foo.o``), ``include``/``-include``/``sinclude`` (followed, relative to the directory make
+runs in) and ``-C dir``/``-f file``. A construct that could define any name (a target
+computed from a variable, ``$(eval ...)``, an include whose name is computed or missing)
+is not guessed at: a target that is not found is then left alone, and the construct is
+named in :attr:`Targets.unknown`; every other target of the same Makefile is still checked.
+A target that is an existing file, or a file make's built-in rules can build (``make
+hello`` with ``hello.c``), is defined.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from rulelens.lint.commands.finding import Problem
+from rulelens.lint.commands.place import Place
+from rulelens.lint.commands.project import Project, read_manifest
+from rulelens.lint.commands.shell import Word, placeholder
+
+TOOLS = frozenset({"make", "gmake"})
+NAMES = ("GNUmakefile", "makefile", "Makefile")
+_RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?![=])(?!\S*=)")
+_INCLUDE = re.compile(r"^\s*(?:-include|sinclude|include)\s+(.+)$")
+_DEFINE = re.compile(r"^\s*define\s")
+_TOP_CALL = re.compile(r"^\s*\$\((?:eval|call|foreach)\b")
+_VALUE_OPTS = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs",
+                         "-l", "-o", "-W", "-I"})
+_MAX_INCLUDES = 20
+
+
+@dataclass
+class Targets:
+    names: set[str] = field(default_factory=set)
+    patterns: list[re.Pattern[str]] = field(default_factory=list)
+    #: Constructs not understood, each as "what (file:line)".
+    unknown: list[str] = field(default_factory=list)
+
+    def defines(self, target: str) -> bool:
+        return target in self.names or any(p.fullmatch(target) for p in self.patterns)
+
+
+def targets(makefile: str, project: Project) -> Targets | None:
+    """Targets of ``makefile`` and what it includes; ``None`` when it cannot be read."""
+    out = Targets()
+    if not _read(makefile, os.path.dirname(makefile), out, project, 0):
+        return None
+    return out
+
+
+def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -> bool:
+    text = read_manifest(path, project.skipped)
+    if text is None:
+        return False
+    project.read.add(path)
+    rel = os.path.relpath(path, project.root)
+    text = re.sub(r"\\\n", " ", text)
+    in_define = False
+    for n, line in enumerate(text.split("\n"), 1):
+        if in_define:
+            in_define = not line.strip().startswith("endef")
+            continue
+        if _DEFINE.match(line):
+            in_define = True
+            continue
+        if line.startswith("\t") or not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _INCLUDE.match(line)
+        if m:
+            for name in m.group(1).split("#", 1)[0].split():
+                if "$" in name or any(c in name for c in "*?["):
+                    out.unknown.append(f"`include {name}` ({rel}:{n})")
+                    continue
+                inc = os.path.join(run_dir, name)
+                if depth >= _MAX_INCLUDES or not _read(inc, run_dir, out, project, depth + 1):
+                    out.unknown.append(f"`include {name}` ({rel}:{n}): not readable")
+            continue
+        if _TOP_CALL.match(line):
+            out.unknown.append(f"`{line.strip()[:40]}` ({rel}:{n})")
+            continue
+        m = _RULE.match(line)
+        if not m:
+            continue
+        head = m.group(1)
+        if head.startswith((".PHONY", ".SECONDARY", ".PRECIOUS", ".INTERMEDIATE")):
+            rest = line.split(":", 1)[1].split("#", 1)[0]
+            out.names.update(w for w in rest.split() if "$" not in w)
+            continue
+        if "=" in head or head.strip().startswith(("export ", "override ", "ifeq", "ifneq",
+                                                   "ifdef", "ifndef", "else", "endif")):
+            continue
+        for name in head.split():
+            if "$" in name:
+                out.unknown.append(f"target `{name}` ({rel}:{n})")
+            elif "%" in name:
+                out.patterns.append(re.compile(re.escape(name).replace("%", ".+")))
+            else:
+                out.names.add(name)
+    return True
+
+
+def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Problem]:
+    run_dir = cwd
+    makefile: str | None = None
+    goals: list[Word] = []
+    i = 1
+    while i < len(words):
+        w = words[i].text
+        if w in _VALUE_OPTS and i + 1 < len(words):
+            value = words[i + 1].text
+            if w in ("-C", "--directory"):
+                found = place.resolve_dir(value, run_dir)
+                if found is None:
+                    return
+                run_dir = found
+            elif w in ("-f", "--file", "--makefile"):
+                makefile = value
+            i += 2
+            continue
+        if w.startswith("-C") and len(w) > 2:
+            found = place.resolve_dir(w[2:], run_dir)
+            if found is None:
+                return
+            run_dir = found
+        elif w.startswith("-") or "=" in w:
+            pass
+        else:
+            goals.append(words[i])
+        i += 1
+    if makefile is not None:
+        path = os.path.join(run_dir or place.doc_dir, makefile)
+        if not os.path.isfile(path):
+            return
+        files = [path]
+    elif run_dir is not None:
+        found = next((os.path.join(run_dir, n) for n in NAMES
+                      if os.path.isfile(os.path.join(run_dir, n))), None)
+        if found is None:
+            return
+        files = [found]
+    else:
+        files = []
+        for d in place.fixed_dirs() + place.context_dirs(goals[0].at if goals else 0):
+            found = place.project.nearest(d, NAMES)
+            if found is not None and found not in files:
+                files.append(found)
+    if not files:
+        return
+    for goal in goals:
+        name = goal.text
+        if placeholder(name) or not re.fullmatch(r"[\w.+/-]+", name):
+            continue
+        parsed = [(f, targets(f, place.project)) for f in files]
+        skipped = [f for f in files if f in place.project.skipped]
+        for f in skipped:  # too large or unreadable: named once, its targets unchecked
+            yield Problem(f"`make {name}`: {_rel(place, f)} {place.project.skipped[f]}; its"
+                          " targets were not checked.", goal.at, len(name))
+        if skipped:
+            continue
+        if any(t is None or t.defines(name) or t.unknown for _, t in parsed):
+            continue
+        if any(_builtin_buildable(os.path.dirname(f), name) for f in files):
+            continue
+        if run_dir is None and makefile is None and _elsewhere(place, name, files):
+            continue
+        where = " or ".join(_rel(place, f) for f, _ in parsed)
+        yield Problem(f"`make {name}`: no target `{name}` is defined in {where}.",
+                      goal.at, len(name))
+
+
+def _rel(place: Place, path: str) -> str:
+    return os.path.relpath(path, place.root).replace(os.sep, "/")
+
+
+def _builtin_buildable(directory: str, name: str) -> bool:
+    if os.path.exists(os.path.join(directory, name)):
+        return True
+    try:
+        return any(e.startswith(name + ".") for e in os.listdir(directory))
+    except OSError:
+        return False
+
+
+def _elsewhere(place: Place, name: str, checked: list[str]) -> bool:
+    """Whether a sub-Makefile the text may mean defines ``name`` (or cannot say)."""
+    for n in NAMES:
+        for path in place.project.files_named(n):
+            if path in checked:
+                continue
+            t = targets(path, place.project)
+            if t is None or t.defines(name):
+                return True
+    return False

@@ -1,0 +1,241 @@
+"""Issue #23 item 1-2: every command form checked where it runs, in both directions.
+
+Each case is a real git repository on disk (tmp_path) linted by the real engine. ``bad``
+must give exactly one RL506 (or RL505 for a path handed to a command) naming ``says``;
+``good`` is the same text with the name defined (or the form that must stay silent) and
+must give none. The look-alikes at the end must never fire. Many cases are the false
+alarms of the 50-repository survey in issue #23, rebuilt as small trees: cline's
+``bun run protos`` under a heading naming ``apps/vscode``, pydantic-ai's "make assertions",
+vscode-copilot-chat's ``npm run watch:*``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import pytest
+from lintrepo import Repo
+
+ROOT_PKG = '{"private": true, "workspaces": ["apps/*", "packages/*"],' \
+           ' "scripts": {"lint": "eslint ."}}\n'
+WEB_PKG = '{"name": "@acme/web", "scripts": {"dev": "next dev"}}\n'
+WEB_PKG_OK = '{"name": "@acme/web", "scripts": {"dev": "next dev", "protos": "buf"}}\n'
+
+
+@dataclass
+class C:
+    id: str
+    files: dict[str, str]
+    doc: str  # the instruction text (AGENTS.md unless ``target``)
+    good_doc: str | None = None
+    good_files: dict[str, str] = field(default_factory=dict)
+    says: str = ""
+    code: str = "RL506"
+    target: str = "AGENTS.md"
+
+
+def _pkg(scripts: dict[str, str], name: str | None = None, deps: str = "") -> str:
+    items = ", ".join(f'"{k}": "{v}"' for k, v in scripts.items())
+    named = f'"name": "{name}", ' if name else ""
+    return "{" + named + f'"scripts": {{{items}}}' + deps + "}\n"
+
+
+CASES = [
+    # ---------------------------------------------------------------- npm family
+    C("npm-run", {"package.json": _pkg({"test": "jest"})}, "Run `npm run lint`.\n",
+      good_files={"package.json": _pkg({"test": "jest", "lint": "eslint"})},
+      says="no script `lint` is defined in package.json"),
+    C("npm-workspace-flag", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+                             "packages/ui/package.json": _pkg({"protos": "x"}, "@acme/ui")},
+      "```sh\nnpm run protos -w @acme/web\n```\n",
+      good_files={"apps/web/package.json": WEB_PKG_OK},
+      says="no script `protos` is defined in apps/web/package.json (`@acme/ui` defines it)"),
+    C("npm-workspace-eq", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG},
+      "`npm run protos --workspace=apps/web`\n",
+      good_files={"apps/web/package.json": WEB_PKG_OK},
+      says="apps/web/package.json"),
+    C("pnpm-filter", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG},
+      "`pnpm --filter @acme/web run protos`\n",
+      good_files={"apps/web/package.json": WEB_PKG_OK}, says="apps/web/package.json"),
+    C("pnpm-F-bare", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG},
+      "`pnpm -F @acme/web test:unit`\n",
+      good_files={"apps/web/package.json": _pkg({"test:unit": "vitest"}, "@acme/web")},
+      says="no script `test:unit`"),
+    C("yarn-workspace", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG},
+      "`yarn workspace @acme/web run protos`\n",
+      good_files={"apps/web/package.json": WEB_PKG_OK}, says="apps/web/package.json"),
+    C("cd-and", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+                 "packages/ui/package.json": _pkg({"protos": "x"}, "@acme/ui")},
+      "```sh\ncd apps/web && bun run protos\n```\n",
+      good_files={"apps/web/package.json": WEB_PKG_OK}, says="apps/web/package.json"),
+    C("bun-run-anywhere", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG},
+      "Build with `bun run protos`.\n",
+      good_files={"apps/web/package.json": WEB_PKG_OK},
+      says="no script `protos` is defined in package.json nor in the repository's 1 other"),
+    C("heading-names-package",
+      {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+       "apps/vscode/package.json": _pkg({"compile": "tsc"}, "claude-dev")},
+      "## VS Code extension (`apps/vscode`)\n\nRun `bun run compile`, then `bun run nothere`.\n",
+      good_doc="## VS Code extension (`apps/vscode`)\n\nRun `bun run compile`.\n",
+      says="apps/vscode/package.json"),
+    C("prose-npm-run", {"package.json": _pkg({"test": "jest"})},
+      "Before committing, run npm run lint from the root.\n",
+      good_doc="Before committing, run npm run test from the root.\n",
+      says="no script `lint`"),
+    C("scoped-rule", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+                      "apps/web/src/a.ts": ""},
+      '---\napplyTo: "apps/web/**"\n---\nRun `bun run dev` and `bun run missing`.\n',
+      good_doc='---\napplyTo: "apps/web/**"\n---\nRun `bun run dev`.\n',
+      says="no script `missing` is defined in package.json or apps/web/package.json.",
+      target=".github/instructions/web.instructions.md"),
+    C("turbo-run", {"package.json": ROOT_PKG, "turbo.json": '{"tasks": {"build": {}}}\n'},
+      "`turbo run deploy`\n", good_doc="`pnpm turbo run build lint`\n",
+      says="no task `deploy`"),
+    # ---------------------------------------------------------------------- make
+    C("make-target", {"Makefile": "test:\n\tpytest\n"}, "```sh\nmake lint\n```\n",
+      good_files={"Makefile": "test:\n\tpytest\nlint:\n\truff .\n"},
+      says="no target `lint` is defined in Makefile"),
+    C("make-include", {"Makefile": "include mk/tools.mk\ntest:\n\tpytest\n",
+                       "mk/tools.mk": "fmt:\n\tblack .\n"},
+      "`make fmt` then `make docs`\n", good_doc="`make fmt` then `make test`\n",
+      says="no target `docs`"),
+    C("make-pattern", {"Makefile": "test-%:\n\tpytest -k $*\n"},
+      "`make test-unit` and `make bench`\n", good_doc="`make test-unit`\n",
+      says="no target `bench`"),
+    C("make-C", {"Makefile": "all:\n\ttrue\n", "docs/Makefile": "html:\n\tsphinx\n"},
+      "`make -C docs pdf`\n", good_doc="`make -C docs html`\n",
+      says="no target `pdf` is defined in docs/Makefile"),
+    C("make-sub-makefile", {"Makefile": "all:\n\ttrue\n", "docs/Makefile": "html:\n\tsphinx\n"},
+      "`make html` and `make nothere`\n", good_doc="`make html`\n",
+      says="no target `nothere`"),
+    # ---------------------------------------------------------------- other runners
+    C("just", {"justfile": "gen-grammar *args='':\n  cargo run\n"},
+      "`just gen-rules`\n", good_doc="`just gen-grammar css`\n", says="no recipe `gen-rules`"),
+    C("task", {"Taskfile.yml": "version: '3'\ntasks:\n  build:\n    cmds: [go build]\n"},
+      "`task lint`\n", good_doc="`task build`\n", says="no task `lint`"),
+    C("composer", {"composer.json": '{"scripts": {"test": "pest"}}\n'},
+      "`composer run analyse`\n", good_doc="`composer run test` and `composer install`\n",
+      says="no script `analyse`"),
+    C("nox", {"noxfile.py": "import nox\n\n@nox.session(python=['3.12'])\ndef tests(s):\n"
+                            "    pass\n"},
+      "`nox -s lint`\n", good_doc="`nox -s tests-3.12`\n", says="no session `lint`"),
+    C("tox", {"tox.ini": "[tox]\nenv_list = py312, lint\n\n[testenv:lint]\ncommands = ruff\n"},
+      "`tox -e docs`\n", good_doc="`tox -e lint` and `tox -e py311`\n",
+      says="no environment `docs`"),
+    # --------------------------------------------------------- paths to commands
+    C("python-path", {"scripts/seed_db.py": ""}, "```sh\npython scripts/seed.py\n```\n",
+      good_doc="```sh\npython scripts/seed_db.py\n```\n", says="`scripts/seed.py` (run with"
+      " `python`)", code="RL505"),
+    C("uv-run-path", {"tools/gen.py": ""}, "`uv run tools/generate.py`\n",
+      good_doc="`uv run tools/gen.py` and `uv run pytest`\n", says="tools/generate.py",
+      code="RL505"),
+    C("bash-path-from-cd", {"apps/api/bin/start.sh": ""},
+      "```sh\ncd apps/api && bash ./bin/run.sh\n```\n",
+      good_doc="```sh\ncd apps/api && bash ./bin/start.sh\n```\n",
+      says="where the command runs (apps/api/bin/run.sh)", code="RL505"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_missing_name_is_reported(repo: Repo, case: C) -> None:
+    repo.files(case.files)
+    repo.write(case.target, case.doc)
+    found = [f for f in repo.lint(case.target) if f.code == case.code]
+    assert len(found) == 1, [f.message for f in found]
+    assert case.says in found[0].message, found[0].message
+    assert repo.root not in found[0].message
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_defined_name_is_silent(repo: Repo, case: C) -> None:
+    repo.files({**case.files, **case.good_files})
+    repo.write(case.target, case.good_doc if case.good_doc is not None else case.doc)
+    found = [f for f in repo.lint(case.target) if f.code in ("RL505", "RL506")]
+    assert found == [], [f.message for f in found]
+
+
+SILENT = {
+    "npx-binary": "`npx prisma generate` and `bunx tsc --noEmit` and `pnpm dlx shadcn add x`",
+    "bare-binary": "`pnpm eslint .` and `yarn changeset` and `bun x.ts`",
+    "yarn-run-dependency": "`yarn run some-tool`",
+    "placeholder": "Scripts: `bun run X`, `npm run <name>`, `pnpm run build:<target>`,"
+                   " `make TARGET`, `npm run watch:*`",
+    "english-make": "Use the `vcr` fixture to make assertions about requests; make sure it"
+                    " passes.",
+    "negative": "Do not run `npm run legacy-build`.\n\nWrong:\n\n```sh\nmake old-target\n```",
+    "if-present": "`npm run lint --if-present`",
+    "unknown-filter": "`pnpm --filter @other/pkg run build`",
+    "list-indented-fence": "- Step:\n\n    ```sh\n    npm run test\n    ```",
+    "remote": "`docker compose exec app npm run migrate`",
+    "uv-binary": "`uv run pytest -x` and `poetry run black .` and `uv run ruff check`",
+    "make-eval": "`make generated-target`",
+    "cd-unknown": "```sh\ncd $WORKDIR && npm run anything\n```",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+def test_look_alikes_stay_silent(repo: Repo, name: str) -> None:
+    repo.files({
+        "package.json": _pkg({"test": "jest"}, deps=', "devDependencies": {"some-tool": "1"}'),
+        "Makefile": "$(foreach t,a b,$(eval $(t)-target: ; @true))\n"
+                    "$(eval generated-target: ; @true)\nall:\n\ttrue\n",
+    })
+    repo.write("AGENTS.md", "# Rules\n\n" + SILENT[name] + "\n")
+    found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL505", "RL506")]
+    assert found == [], [f.message for f in found]
+
+
+def test_makefile_with_an_unknown_construct_still_checks_its_other_targets(
+        repo: Repo) -> None:
+    """A computed target name leaves only names it could define alone; `include`d files
+    and pattern rules are read, not given up on."""
+    repo.files({"Makefile": "include common.mk\n$(BIN):\n\tgo build\n%.o: %.c\n\tcc\n",
+                "common.mk": "test:\n\tgo test\n"})
+    repo.write("AGENTS.md", "`make test` `make main.o` `make whatever`\n")
+    assert [f for f in repo.lint("AGENTS.md") if f.code == "RL506"] == []
+    repo.write("Makefile", "include common.mk\n%.o: %.c\n\tcc\n")
+    found = [f.message for f in repo.lint("AGENTS.md") if f.code == "RL506"]
+    assert found == ["`make whatever`: no target `whatever` is defined in Makefile."]
+
+
+def test_symlinked_instruction_file_reports_once(repo: Repo) -> None:
+    """CLAUDE.md -> AGENTS.md: the missing path and script are AGENTS.md's findings only."""
+    repo.files({"package.json": _pkg({"test": "jest"}), "src/a.ts": "",
+                "AGENTS.md": "See `src/gone.ts` and [b](src/b.ts); run `npm run nope`.\n"})
+    os.symlink("AGENTS.md", repo.path("CLAUDE.md"))
+    real = {f.code for f in repo.lint("AGENTS.md")}
+    assert {"RL505", "RL506"} <= real
+    assert not [f for f in repo.lint("CLAUDE.md") if f.code in ("RL505", "RL506")]
+
+
+PATH_SILENT = {
+    "other-repo": "The front pages (see `agent_docs/docs-conventions.md` in that repo).",
+    "create": "Create `src/feature/new_module.py` for the handler.",
+    "personal": "Put your keys in `.claude/settings.local.json` or `config/.env.local`.",
+    "home": "Global rules live in `~/.claude/settings.json` (user-level: `src/x/y.md`).",
+    "outside": "See [the sibling](../../elsewhere/README.md).",
+    "link-placeholder": "See [text](link) and [x](<path>).",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PATH_SILENT))
+def test_path_look_alikes_stay_silent(repo: Repo, name: str) -> None:
+    repo.files({"src/feature/a.py": "", "agent_docs/other.md": "", "config/x": "",
+                "src/x/z.md": ""})
+    repo.write("AGENTS.md", "# Rules\n\n" + PATH_SILENT[name] + "\n")
+    found = [f for f in repo.lint("AGENTS.md") if f.code == "RL505"]
+    assert found == [], [f.message for f in found]
+
+
+@pytest.mark.parametrize("rules", [".cursor/rules/api.mdc", ".claude/rules/api.md",
+                                   ".github/instructions/api.instructions.md"])
+def test_rule_directory_paths_resolve_from_the_root(repo: Repo, rules: str) -> None:
+    """Authors of rule-directory files write paths from the repository root; a link or
+    backticked path that exists from there is silent, a moved one is reported."""
+    repo.files({"src/api/routes.ts": ""})
+    repo.write(rules, "Keep `src/api/routes.ts` thin; see [routes](src/api/routes.ts).\n")
+    assert not [f for f in repo.lint(rules) if f.code == "RL505"]
+    repo.write(rules, "Keep `src/api/handlers.ts` thin.\n")
+    found = [f for f in repo.lint(rules) if f.code == "RL505"]
+    assert len(found) == 1 and "src/api/handlers.ts" in found[0].message
