@@ -286,3 +286,35 @@ def test_v2_topics_folder_with_more_than_100k_entries(tree: Tree) -> None:
     done, _, _ = measured(tree, "memory", "manifest", "--json", "--workspace", str(tree.repo))
     assert done.returncode == 0, done.stderr.decode()
     json.loads(done.stdout)
+
+
+# -- the server -------------------------------------------------------------------------------
+
+async def test_server_answers_for_an_agent_whose_settings_are_too_deep(tree: Tree) -> None:
+    """``rulelens/agentsForFile`` over stdio: Claude's view carries the one-line reason,
+    the other agents' views are whole, and the server logs no traceback."""
+    import asyncio
+
+    from lsp.conftest import open_doc, request, start_client, stop_client
+    from rulelens.lsp import protocol
+
+    (tree.repo / "CLAUDE.md").write_text("# c\n")
+    (tree.repo / "AGENTS.md").write_text("# a\n")
+    settings = tree.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(_deep_json())
+    client = await asyncio.wait_for(start_client(tree.env, [tree.repo], "neovim"), TIMEOUT_S)
+    try:
+        uri = (tree.repo / "src" / "main.py").as_uri()
+        open_doc(client, uri, language="python")
+        got = await asyncio.wait_for(request(client, protocol.AGENTS_FOR_FILE, {
+            "uri": uri, "agents": ["claude", "codex"]}), TIMEOUT_S)
+        views = {v["agent"]: v for v in got["agents"]}
+        assert views["claude"]["notes"] == [
+            f"not shown: {settings}: nested deeper than 64 levels; not parsed"], views["claude"]
+        assert views["claude"]["files"] == []
+        assert str(tree.repo / "AGENTS.md") in [f["path"] for f in views["codex"]["files"]]
+    finally:
+        await stop_client(client)
+    logs = "\n".join(m.message for m in client.log_messages)
+    assert "Traceback" not in logs and "RecursionError" not in logs, logs
