@@ -14,6 +14,7 @@ and never opened. Grok's store is :mod:`rulelens.memory.workspace` and is not mo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -109,6 +110,8 @@ class StoreView:
     skipped: list[SkippedFile] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     evidence: list[str] = field(default_factory=list)
+    #: Sizes of the regular files a directory listing found (saves a walk per topic file).
+    sizes: dict[str, int] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, object]:
         return {"agent": self.agent, "workspace": self.cwd, "enabled": self.enabled,
@@ -128,7 +131,7 @@ class StoreView:
 
 def utf16_len(text: str) -> int:
     """JavaScript ``String.length``: UTF-16 code units."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
 
 
 #: JavaScript ``String.prototype.trim``'s whitespace (White_Space plus BOM, line terminators).
@@ -268,6 +271,9 @@ def _listing(root: str, directory: str, view: StoreView, suffix: str = ".md"
         path = os.path.join(directory, name)
         if _probe(root, path, view, mode):
             out.append(path)
+            if mode is not None:  # a regular file in the listing, not a link: its size
+                with contextlib.suppress(OSError):
+                    view.sizes[path] = os.lstat(path).st_size
     return out
 
 
@@ -319,12 +325,14 @@ def _add(view: StoreView, root: str, path: str, scope: Scope, role: str,
     so a search over thousands of topic files does not read them all (the index does,
     when they change)."""
     if injected != "start":
-        try:
-            size = lstat_beneath(root, path).st_size
-        except Refused as exc:
-            if exc.code != "missing":
-                view.skipped.append(_skip(exc))
-            return
+        size = view.sizes.get(path)
+        if size is None:
+            try:
+                size = lstat_beneath(root, path).st_size
+            except Refused as exc:
+                if exc.code != "missing":
+                    view.skipped.append(_skip(exc))
+                return
         view.files.append(StoreFile(path, root, scope, injected, None, None, size, None,
                                     role, (Segment(0, ALL_LINES, injected),)))
         return

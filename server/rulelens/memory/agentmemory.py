@@ -290,9 +290,16 @@ class AgentStores:
         qvec = None
         if embedder is not None:
             try:
-                if int(str(idx.stats()["chunks"])) <= INLINE_EMBED_LIMIT or idx.vec_available(
-                        embedder.name):
+                # A small backlog is embedded inline (as Grok's search does); a large one is
+                # left to `memory index`, and its chunks are found by keywords meanwhile.
+                backlog = (len(idx.missing_embeddings(INLINE_EMBED_LIMIT + 1))
+                           if idx.vec_available(embedder.name)
+                           else int(str(idx.stats()["chunks"])))
+                if 0 < backlog <= INLINE_EMBED_LIMIT:
                     idx.embed_missing(embedder, settings.embedding.batch_size)
+                elif not idx.vec_available(embedder.name):
+                    notes.append(f"{backlog} chunk(s) have no vector yet: keywords only; run"
+                                 " `rulelens memory index`")
                 qvec = embedder.embed([query])[0] if idx.vec_available(embedder.name) else None
             except Exception as exc:
                 notes.append(f"embedding failed, keywords only: {exc}")
