@@ -12,6 +12,7 @@ from types import ModuleType
 
 from rulelens.agents.profiles import PROFILES, AgentProfile
 from rulelens.agents.registry import AGENTS
+from rulelens.sessions import describe
 
 #: Each agent's discovery module (its docstring is what RuleLens models), from the registry;
 #: Grok's engine is ``rulelens.rules``, described by its profile rows alone.
@@ -100,6 +101,7 @@ def section(p: AgentProfile) -> str:
     frames = "; ".join(RENDERERS.get(r, r) for r in p.renderers) or (
         "not known (closed source, undocumented): `rulelens render` says so")
     lines.append(f"- **Injected text**: {frames}")
+    lines.append(f"- **Sessions** (`rulelens verify`): {describe(p.agent)}")
     lines.append("- **Sources**: " + "; ".join(f"{s.note} — {s.upstream}" for s in p.sources))
     module = MODULES.get(p.agent)
     if module is not None and module.__doc__:

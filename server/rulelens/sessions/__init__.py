@@ -33,3 +33,16 @@ def reader(agent: str) -> ModuleType | None:
     """The reader module for an agent family, or None when its format is not known."""
     name = READERS.get(agent.split("@", 1)[0])
     return None if name is None else importlib.import_module(f"rulelens.sessions.{name}")
+
+
+def describe(agent: str) -> str:
+    """One line for docs/agents.md: where the agent's sessions are, what they record about
+    instruction files, and how sure that is."""
+    mod = reader(agent)
+    if mod is not None:
+        return f"{mod.WHERE}; records {mod.WHAT}. How sure: {mod.SURE}."
+    nothing = NOTHING_RECORDED.get(agent.split("@", 1)[0])
+    if nothing is not None:
+        return f"{nothing}: `rulelens verify` answers `unknown`."
+    return ("not researched yet (where and how it records sessions): `rulelens verify`"
+            " answers `unknown`.")
