@@ -5,7 +5,6 @@ Runs against the real server over stdio with VS Code's and Neovim's capabilities
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 
@@ -21,17 +20,23 @@ DEEP = "src/app/handlers/orders.py"
 
 
 async def test_code_lens_title_and_command(client: LanguageClient, demo: Demo) -> None:
+    """One lens, per agent, for the workspace folder: the same headline as the sidebar."""
     uri = demo.uri(DEEP)
     open_doc(client, uri, language="python")
     got = await lenses(client, uri)
-    # The Grok chain lens, then (the demo has files for every agent) the per-agent counts.
-    assert got is not None and len(got) == 2
-    assert got[1].command is not None and got[1].command.title.startswith("from ./: Grok ")
+    assert got is not None and len(got) == 1
     lens = got[0]
     assert lens.range.start == types.Position(0, 0)
     assert lens.command is not None
-    assert lens.command.title == ("7 rules from src/app/handlers/ · deepest: src/app/AGENTS.md"
-                                     " · 6 skipped")
+    payload = await request(client, protocol.AGENTS_FOR_FILE, {"uri": uri})
+    title = lens.command.title
+    assert title.startswith("Grok 5 · Claude 3 · Codex 1 · Cursor 4")
+    assert "from " not in title     # started in the workspace folder: not named
+    assert len(title) <= 100        # one line; every agent is in the hover
+    shown, _, more = title.partition(" · +")
+    assert payload["headline"].startswith(shown)   # the same counts as the sidebar's
+    hidden = len(payload["headline"].split(" · ")) - len(shown.split(" · "))
+    assert (more == f"{hidden} more") if hidden else not more
     assert lens.command.command == protocol.SHOW_CHAIN
     assert list(lens.command.arguments or []) == [uri]
     # The command returns the same payload as rulelens/chain.
@@ -40,34 +45,27 @@ async def test_code_lens_title_and_command(client: LanguageClient, demo: Demo) -
     assert shown == await request(client, protocol.CHAIN, {"uri": uri})
 
 
-async def test_hover_table_in_load_order(client: LanguageClient, demo: Demo) -> None:
+async def test_hover_is_the_per_agent_table_for_the_same_start(client: LanguageClient,
+                                                               demo: Demo) -> None:
     uri = demo.uri(DEEP)
     open_doc(client, uri, language="python")
     result = await hover(client, uri, 0, 3)
     assert result is not None and isinstance(result.contents, types.MarkupContent)
     assert result.contents.kind == types.MarkupKind.Markdown
     text = result.contents.value
-    rows = re.findall(r"^\| (\d+) \| \[([^\]]+)\]\(([^)]+)\) \| (\w+) \| (\w+) \| ([^|]+) \|"
-                      r" (\d+) \|$", text, re.M)
-    expected = cli_json(demo, demo.deep_file)["files"]
-    assert [(int(r[0]), r[3], r[4], int(r[6])) for r in rows] == [
-        (f["precedence"], f["role"], f["kind"], f["tokens"]) for f in expected]
-    assert [r[1] for r in rows] == [
-        "~/.grok/rules/personal.md", "~/.claude/CLAUDE.md", "AGENTS.md",
-        ".grok/rules/security.md", ".claude/rules/testing.md", "src/AGENTS.md",
-        "src/app/AGENTS.md"]
-    assert rows[2][2] == (demo.repo / "AGENTS.md").as_uri()          # links open the files
-    assert rows[0][5] == "85 B"
-    total = sum(f["tokens"] for f in expected)
-    assert f"| | **total** | | | **{sum(f['bytes'] for f in expected)} B** | **{total}** |" in text
-    skipped = text[text.index("**Not loaded (6)**"):]
-    for reason, name in [("gitignored", "CLAUDE.local.md"),
-                         ("nested-in-rules-dir", ".grok/rules/drafts/caching.md"),
-                         ("unrecognized-name", ".cursor/rules/style.mdc"),
-                         ("unrecognized-name", "AGENTS.local.md")]:
-        assert re.search(rf"^- \[{re.escape(name)}\]\([^)]+\) — `{reason}`: \S", skipped, re.M)
-    assert "ignored by .gitignore:2" in skipped
-    assert "**Tracker view**" in text and DORMANT_NOTE in text
+    payload = await request(client, protocol.AGENTS_FOR_FILE, {"uri": uri})
+    assert text.startswith(f"**{payload['headline']}** · sessions started in `./`")
+    head = next(line for line in text.splitlines() if line.startswith("| file |"))
+    names = [c.strip() for c in head.strip("|").split("|")][1:]
+    assert names[:4] == ["Grok", "Claude", "Codex", "Cursor"]
+    body = [line for line in text.splitlines()
+            if line.startswith("| ") and not line.startswith("| file |")]
+    assert len(body) == len(payload["rows"])
+    for line, row in zip(body, payload["rows"], strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")][1:]
+        assert cells[:len(row["cells"])] == [c["when"] for c in row["cells"]], line
+    # The chain from the file's own folder is not mixed in (it is `rulelens chain FILE`).
+    assert "7 rules from src/app/handlers/" not in text and "Tracker view" not in text
     # Off line 0 of a source file there is nothing to say.
     assert await hover(client, uri, 1, 0) is None
 
@@ -111,34 +109,33 @@ async def test_tracker_split_for_a_subdirectory(client: LanguageClient, demo: De
     assert tracker["agent_cwd"] == str(demo.repo / "src")
     assert str(demo.repo / "src/AGENTS.md") in tracker["session_files"]
     assert tracker["mentioned_by_path"] == [str(demo.repo / "src/app/AGENTS.md")]
+    # Every headline view names the moved start directory once.
+    (lens,) = await lenses(client, uri) or []
+    assert lens.command is not None and lens.command.title.startswith("from src/: Grok ")
     text = (await hover(client, uri)).contents.value  # type: ignore[union-attr]
-    assert "Only mentioned by path when the agent touches this file (1)" in text
+    assert "sessions started in `src/`" in text
 
 
 async def test_rule_file_lenses(client: LanguageClient, demo: Demo) -> None:
-    def tracked(rel: str) -> int:
-        out = subprocess.run(["git", "ls-files", "--", rel], cwd=demo.repo, env=demo.env,
-                             capture_output=True, text=True, check=True).stdout
-        return len(out.splitlines())
-
+    """An instruction file's one lens: which agents started in the workspace folder read it."""
     cases = {
-        "src/AGENTS.md": f"Loaded for {tracked('src')} files here · position 6 of 6 from src/",
-        ".grok/rules/security.md":
-            f"Loaded for {tracked('.')} files here · position 4 of 5 from ./",
-        "CLAUDE.local.md": "Not loaded: gitignored by .gitignore:2",
-        ".grok/rules/drafts/caching.md": "Not loaded: nested inside a rules directory",
-        ".cursor/rules/style.mdc": "Not loaded: Grok does not read this name",
+        "src/AGENTS.md": ("read by Cursor", "not by Grok, Claude, Codex"),
+        ".grok/rules/security.md": ("read by Grok", None),
+        "CLAUDE.local.md": ("read by Claude", None),
+        ".cursor/rules/style.mdc": ("read by Cursor", None),
     }
-    for rel, title in cases.items():
+    for rel, (reads, also) in cases.items():
         uri = demo.uri(rel)
         open_doc(client, uri, language="markdown")
         got = await lenses(client, uri)
-        assert got is not None and len(got) == 3, rel
-        assert got[0].command is not None and got[0].command.title == title, rel
-        assert got[1].command is not None and " rule" in got[1].command.title
-        assert got[2].command is not None and got[2].command.title.startswith("from ./: read by")
+        assert got is not None and len(got) == 1, rel
+        title = got[0].command.title if got[0].command else ""
+        assert title.startswith(f"from ./: {reads}"), (rel, title)
+        if also:
+            assert also in title, (rel, title)
     hover_text = (await hover(client, demo.uri("CLAUDE.local.md"))).contents.value  # type: ignore[union-attr]
-    assert hover_text.startswith("**Not loaded: gitignored by .gitignore:2** — ignored by")
+    assert hover_text.startswith("**from ./: read by Claude")
+    assert "sessions started in `./`" in hover_text
 
 
 async def test_frontmatter_key_hovers(client: LanguageClient, demo: Demo) -> None:

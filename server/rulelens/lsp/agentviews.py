@@ -20,9 +20,9 @@ from typing import Any
 from rulelens.agents import registry
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.readers import SCOPED
-from rulelens.agents.registry import AGENTS, ORDER, family, present
+from rulelens.agents.registry import AGENTS, BY_ID, ORDER, family, present
 from rulelens.agents.view import AgentView, NotLoaded, ViewFile
-from rulelens.multichain import summary, view_json
+from rulelens.multichain import view_json
 from rulelens.present import display_path
 from rulelens.rules.model import Chain
 from rulelens.rules.perfile import short_name, side_by_side, views_for_file
@@ -128,9 +128,79 @@ def start_label(cwd: str, workspace: str | None) -> str:
     return "./" if label in (".", "") else label.rstrip("/") + "/"
 
 
+#: Skip reasons that only say "this agent does not read that name": with the file loaded by
+#: another agent, such a row is that agent's business, shown collapsed (issue 20).
+GENERIC_SKIPS = frozenset({"unrecognized-name", "not-read"})
+#: Names several agents share: a user asks why an agent does not read them, so they stay.
+SHARED_NAMES = frozenset({"AGENTS.md", "AGENTS.override.md", "AGENT.md"})
+
+
+def withheld(view: AgentView) -> int:
+    """Project files folder trust withholds from this agent."""
+    return sum(1 for s in view.not_loaded if s.reason == "untrusted-folder")
+
+
+def headline(views: list[AgentView]) -> str:
+    """``Claude 4 · Cursor 5 · Codex 1``: the files each agent loads for the file (at start
+    and when it reads it); ``+9 after trust`` where folder trust withholds some. The one
+    headline the lens, the status bar, the hover and the sidebar share."""
+    parts = []
+    for v in views:
+        n = sum(1 for f in v.files if f.when != "may")
+        held = withheld(v)
+        parts.append(f"{short_name(v.agent)} {n}" + (f" (+{held} after trust)" if held else ""))
+    return " · ".join(parts)
+
+
+#: Characters a lens keeps before ``+N more``: one line in a narrow editor column.
+LENS_WIDTH = 90
+
+
+def trust_lines(views: list[AgentView]) -> list[str]:
+    """One line per agent whose folder trust withholds files: how many, and the command."""
+    out = []
+    for v in views:
+        held = withheld(v)
+        if held:
+            record = BY_ID.get(family(v.agent))
+            command = (f"; run `{record.trust_command}` here"
+                       if record is not None and record.trust_command else "")
+            out.append(f"{v.display}: folder not trusted yet, {held} project"
+                       f" file{'s' if held != 1 else ''} withheld{command}")
+    return out
+
+
 def lens_title(views: list[AgentView], workspace: str | None) -> str:
-    """``from ./: Grok 3 · Claude 5 · Codex 2 (cut at 32 KiB)``."""
-    return f"from {start_label(views[0].cwd if views else '', workspace)}: {summary(views)}"
+    """``Claude 4 · Cursor 5 · Codex 1``; ``from src/: …`` when sessions start elsewhere
+    than the workspace folder. One line: past :data:`LENS_WIDTH` the rest is ``+N more``
+    (every agent is in the hover, the status bar's tooltip and the sidebar)."""
+    start = start_label(views[0].cwd if views else "", workspace)
+    title = "" if start == "./" else f"from {start}: "
+    parts = headline(views).split(" · ")
+    shown: list[str] = []
+    for i, part in enumerate(parts):
+        rest = len(parts) - i - 1
+        tail = f" · +{rest} more" if rest else ""
+        if shown and len(title + " · ".join([*shown, part]) + tail) > LENS_WIDTH:
+            return title + " · ".join(shown) + f" · +{len(parts) - i} more"
+        shown.append(part)
+    return title + " · ".join(shown)
+
+
+def foreign_paths(views: list[AgentView]) -> dict[str, set[str]]:
+    """Per agent, the files it merely does not read that another enabled agent loads
+    (another agent's rules, not a near miss of its own): one collapsed line in its group."""
+    loaded_by: dict[str, set[str]] = {}
+    for v in views:
+        for f in v.files:
+            loaded_by.setdefault(f.path, set()).add(v.agent)
+    out: dict[str, set[str]] = {}
+    for v in views:
+        out[v.agent] = {s.path for s in v.not_loaded
+                        if s.reason in GENERIC_SKIPS
+                        and os.path.basename(s.path) not in SHARED_NAMES
+                        and loaded_by.get(s.path, set()) - {v.agent}}
+    return out
 
 
 def readers_title(views: list[AgentView], path: str, workspace: str | None) -> str:
@@ -143,6 +213,8 @@ def readers_title(views: list[AgentView], path: str, workspace: str | None) -> s
             reads.append(short_name(v.agent))
         elif isinstance(entry, NotLoaded) and entry.reason in SCOPED:
             reads.append(f"{short_name(v.agent)} (for matching files)")
+        elif isinstance(entry, NotLoaded) and entry.reason == "untrusted-folder":
+            reads.append(f"{short_name(v.agent)} (after trust)")
         else:
             skips.append(short_name(v.agent))
     start = start_label(views[0].cwd if views else "", workspace)
@@ -160,7 +232,9 @@ def hover_table(views: list[AgentView], workspace: str | None) -> str:
     start = start_label(views[0].cwd, workspace)
     head = "| file | " + " | ".join(short_name(v.agent) for v in views) + " |"
     sep = "|---|" + "---|" * len(views)
-    lines = [f"**Every agent, session started in `{start}`**", "", head, sep]
+    lines = [f"**{headline(views)}** · sessions started in `{start}`", ""]
+    lines += [f"> **{line}**" for line in trust_lines(views)] + ([""] if trust_lines(views) else [])
+    lines += [head, sep]
     for row in side_by_side(views):
         name = display_path(row.path, base).replace("|", "\\|")
         lines.append(f"| {name} | " + " | ".join(c for c, _ in row.cells) + " |")
@@ -198,8 +272,14 @@ def agents_payload(views: list[AgentView], path: str, enabled: list[str]) -> dic
         rows.append({"path": row.path, "cells": [
             {"agent": v.agent, "when": cell, "why": why}
             for v, (cell, why) in zip(views, row.cells, strict=True)]})
+    foreign = foreign_paths(views)
+    agents = []
+    for v in views:
+        entry = view_json(v)
+        entry["foreign"] = sorted(foreign.get(v.agent, ()))
+        agents.append(entry)
     return {"cwd": views[0].cwd if views else os.path.dirname(path), "file": path,
-            "enabled": enabled, "agents": [view_json(v) for v in views], "rows": rows}
+            "enabled": enabled, "headline": headline(views), "agents": agents, "rows": rows}
 
 
 def agents_list(workspace: str | None, enabled: Sequence[str],

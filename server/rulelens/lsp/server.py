@@ -235,10 +235,8 @@ def fingerprint(session: Session, path: str) -> object:
     if chain is None:
         return None
     split = session.tracker_split(path, chain)
-    status = session.rule_status(path)
-    found = session.agent_views(path) if len(session.agents_for(path)) > 1 else None
+    found = session.agent_views(path) if session.agents_for(path) else None
     return (views.chain_payload(chain, split),
-            views.rule_lens_title(status) if status is not None else None,
             agentviews.fingerprint(found) if found else None)
 
 
@@ -377,18 +375,12 @@ def create_server(environ: Mapping[str, str] | None = None,
         chain = s.chain(path) if path is not None else None
         if path is None or chain is None:
             return None
+        # One lens, for the start directory every headline view uses (the workspace folder
+        # or agentCwd); the chain from the file's own folder is `rulelens chain FILE`.
         top = types.Range(types.Position(0, 0), types.Position(0, 0))
         lenses = []
-        status = s.rule_status(path)
-        if status is not None:
-            lenses.append(types.CodeLens(range=top, command=types.Command(
-                title=views.rule_lens_title(status), command=protocol.SHOW_CHAIN,
-                arguments=[uri])))
         workspace = s.root_for(path)
-        lenses.append(types.CodeLens(range=top, command=types.Command(
-            title=views.chain_lens_title(chain, workspace), command=protocol.SHOW_CHAIN,
-            arguments=[uri])))
-        if status is not None:  # an instruction file: which agents read it
+        if looks_like_rule_file(path):  # an instruction file: which agents read it
             title = s.agent_text(path, "readers",
                                  lambda vs: agentviews.readers_title(vs, path, workspace))
         else:
@@ -411,15 +403,15 @@ def create_server(environ: Mapping[str, str] | None = None,
             chain = s.chain(path)
             if chain is None:
                 return None
-            text = views.chain_hover(chain, s.tracker_split(path, chain))
             workspace = s.root_for(path)
-            table = s.agent_text(path, "hover",
-                                 lambda vs: agentviews.hover_table(vs, workspace))
-            if table:
-                text += "\n\n" + table
-            status = s.rule_status(path)
-            if status is not None:
-                text = views.rule_hover_line(status) + "\n\n" + text
+            text = s.agent_text(path, "hover",
+                                lambda vs: agentviews.hover_table(vs, workspace)) or ""
+            if looks_like_rule_file(path):
+                readers = s.agent_text(path, "readers",
+                                       lambda vs: agentviews.readers_title(vs, path, workspace))
+                text = f"**{readers}**\n\n{text}" if readers else text
+            if not text:
+                text = views.chain_hover(chain, s.tracker_split(path, chain))
             if s.settings.get("hoverFormat") == "list":
                 text = agentviews.tables_as_lists(text)
             return _markdown(text)
@@ -451,7 +443,7 @@ def create_server(environ: Mapping[str, str] | None = None,
         path = s.opened(_uri_param(params) or "")
         if path is None:
             return None
-        found = guarded(lambda: s.agent_views(path, [agent or "grok"], cwd), None)
+        found = guarded(lambda: s.agent_views(path, [agent or registry.DEFAULT_AGENT], cwd), None)
         return multichain.view_json(found[0]) if found else None
 
     @server.feature(protocol.AGENTS_FOR_FILE)

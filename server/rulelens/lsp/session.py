@@ -385,11 +385,11 @@ class Session:
     def agent_text(self, path: str, kind: str,
                    build: Callable[[list[AgentView]], str]) -> str | None:
         """A string made of the enabled agents' views (lens title, hover table), cached per
-        document and start directory; ``None`` when one agent or fewer is enabled."""
+        document and start directory; ``None`` when no agent is enabled."""
         resolver = self.resolver
         start = self.agent_cwd(path)
         agents = self.agents_for(path)
-        if resolver is None or start is None or len(agents) < 2:
+        if resolver is None or start is None or not agents:
             return None
         with workspace(self.roots):
             return self.agent_view_cache.text(kind, path, start, agents, resolver.resolve,

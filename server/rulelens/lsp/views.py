@@ -11,8 +11,7 @@ import pathlib
 import re
 from typing import Any
 
-from rulelens.lsp.agentviews import start_label
-from rulelens.lsp.session import RuleStatus, TrackerSplit
+from rulelens.lsp.session import TrackerSplit
 from rulelens.present import byte_size, display_path, printable_data
 from rulelens.rules import Chain, SkipReason, render
 
@@ -52,41 +51,6 @@ def trust_note(chain: Chain) -> str | None:
 
 
 # ------------------------------------------------------------------ code lens
-def chain_lens_title(chain: Chain, workspace: str | None = None) -> str:
-    """``4 rules from ./ · deepest: src/AGENTS.md · 2 skipped`` (count of loaded files
-    first, then the start directory, relative to ``workspace``); with files withheld by
-    folder trust, ``1 rule (+4 after trust) from ./ · ... · grok --trust``."""
-    n = len(chain.files)
-    withheld = len(chain.withheld) if chain.trust is not None and chain.trust.withholds else 0
-    parts = [f"{n} rule{'' if n == 1 else 's'}"
-             + (f" (+{withheld} after trust)" if withheld else "")
-             + f" from {start_label(chain.cwd, workspace)}"]
-    deepest = chain.deepest()
-    if deepest is not None:
-        parts.append(f"deepest: {display_path(deepest.path, _base(chain))}")
-    if chain.skipped:
-        parts.append(f"{len(chain.skipped)} skipped")
-    if withheld:
-        parts.append(f"untrusted folder: {trust_command(chain)}")
-    return " · ".join(parts)
-
-
-def rule_lens_title(status: RuleStatus) -> str:
-    """``Loaded for 37 files here · position 3 of 5 from src/`` or ``Not loaded: ...``."""
-    if status.loaded is not None and status.scope is not None:
-        count = f"{status.files_here:,}{'+' if status.capped else ''}"
-        noun = "file" if status.files_here == 1 and not status.capped else "files"
-        return (f"Loaded for {count} {noun} here · position {status.position} of"
-                f" {status.total} from {_dir_label(status.scope, status.git_root)}")
-    skipped = status.skipped
-    if skipped is None:
-        return "Not loaded: Grok Build does not read this file here"
-    if skipped.reason == SkipReason.GITIGNORED and skipped.ignore_source is not None:
-        source, line, _pattern = skipped.ignore_source
-        return f"Not loaded: gitignored by {display_path(source, status.git_root)}:{line}"
-    return f"Not loaded: {_short_reason(skipped.reason)}"
-
-
 _REASONS = {
     SkipReason.GITIGNORED: "gitignored",
     SkipReason.NOT_UTF8: "not valid UTF-8",
@@ -158,15 +122,6 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def rule_hover_line(status: RuleStatus) -> str:
-    """One line for the hover of a rule file: the lens title, explained."""
-    title = rule_lens_title(status)
-    if status.skipped is not None:
-        return f"**{title}** — {_md(status.skipped.detail)}"
-    return f"**{title}**"
-
-
-# -------------------------------------------------------------------- payloads
 def chain_payload(chain: Chain, split: TrackerSplit | None) -> dict[str, Any]:
     """``rulelens chain --json`` for the file, plus ``tracker`` (docs/protocol.md)."""
     data = chain.to_json()
