@@ -12,7 +12,7 @@ from types import ModuleType
 
 from rulelens.agents.profiles import PROFILES, AgentProfile
 from rulelens.agents.registry import AGENTS
-from rulelens.sessions import describe
+from rulelens.agents.sessionfacts import describe
 
 #: Each agent's discovery module (its docstring is what RuleLens models), from the registry;
 #: Grok's engine is ``rulelens.rules``, described by its profile rows alone.

@@ -21,13 +21,6 @@ from rulelens.sessions import jsonl
 from rulelens.sessions.model import Record, SeenFile, SessionRef, home_of, rfc3339
 
 AGENT = "claude"
-WHERE = ("`~/.claude/projects/<cwd with every non-alphanumeric character as ->/<uuid>.jsonl`"
-         " (`cwd` and `version` on every record; `CLAUDE_CONFIG_DIR` replaces `~/.claude`)")
-SURE = ("[3p] closed source: independent parsers' fixtures and a write-up verified against"
-        " 2.1.2xx; medium-high for `instructions`, high for `nested_memory` paths and text")
-WHAT = ("in newer builds (2.1.2xx) the files loaded at start ('instructions' attachment)"
-        " and those pulled in on read ('nested_memory'), with paths and text; older"
-        " transcripts record no start files")
 OLD = ("this transcript has no 'instructions' record (Claude Code builds before 2.1.2xx did"
        " not store the start files), so what loaded at start is not recorded")
 _HEAD_LINES = 64

@@ -29,12 +29,6 @@ REPLACES = "These AGENTS.md instructions replace all previously provided"
 REMOVED = "The previously provided AGENTS.md instructions no longer apply."
 _NEEDLES = (b"AGENTS.md instructions", b"<user_instructions>")
 _ROLLOUT = re.compile(r"rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-(.+)\.jsonl\Z")
-WHERE = ("`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` (`session_meta`"
-         " carries `cwd` and `cli_version`)")
-SURE = ("[code] openai/codex rollout/recorder.rs, instructions/user_instructions.rs; which"
-        " file a piece of text is, is RuleLens's inference from content and order")
-WHAT = ("the injected AGENTS.md text, one block without file paths (attributed to files by"
-        " content and order)")
 
 
 def home(env: Mapping[str, str]) -> str:

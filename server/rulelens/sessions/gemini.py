@@ -32,13 +32,6 @@ _BLOCK = re.compile(r"--- Context from: (.+?) ---\n(.*?)\n--- End of Context fro
                     re.DOTALL)
 _TOUCHED = re.compile(rb'"(?:file_path|absolute_path)":("(?:[^"\\]|\\.)*")')
 _ID = re.compile(rb'\A\s*\{"id":"((?:[^"\\]|\\.)*)"')
-WHERE = ("`~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl` (the project root"
-         " as SHA-256 in the metadata line, tied to a path by `projects.json` /"
-         " `.project_root`; no Gemini CLI version)")
-SURE = ("[code] google-gemini/gemini-cli@5411f113 chatRecordingService.ts, jit-context.ts,"
-        " memoryDiscovery.ts")
-WHAT = ("only files found on read (the 'Newly Discovered Project Context' in tool results);"
-        " the files loaded at start are not recorded")
 NOT_RECORDED = ("Gemini CLI does not record the GEMINI.md files it loads at start (they go"
                 " into the system instruction and the first history turn, which the chat"
                 " recording leaves out)")

@@ -32,12 +32,6 @@ CLOSING = ("\nFollow these instructions exactly. When working in subdirectories 
            " above")
 #: ``prompt_context.json`` holds every file's text once: the bound of a held text file.
 CONTEXT_LIMIT = 64 << 20
-WHERE = ("`$GROK_HOME/sessions/<encoded cwd>/<id>/` (`summary.json` `info.cwd`,"
-         " `created_at`; no Grok version)")
-SURE = ("[code] xai-org/grok-build@19d42e3 (persistence.rs, conversation.rs, agents_md.rs,"
-        " context.rs); that 1.0.45 keeps the same item shape is unconfirmed")
-WHAT = ("every file loaded at start with its absolute path and injected text"
-        " (prompt_context.json, and the tagged reminder in chat_history.jsonl)")
 
 
 def home(env: Mapping[str, str]) -> str:
