@@ -22,7 +22,7 @@ import os
 
 from rulelens.lint.caches import LintCaches
 from rulelens.lint.candidates import misspelling_candidate
-from rulelens.lint.checks import content, discovery, frontmatter, references, size
+from rulelens.lint.checks import content, discovery, frontmatter, loading, references, size
 from rulelens.lint.config import LintConfig
 from rulelens.lint.context import Context
 from rulelens.lint.document import Document
@@ -30,7 +30,7 @@ from rulelens.lint.formats import classify
 from rulelens.lint.model import Finding, Range
 from rulelens.rules.model import Chain
 
-FAMILIES = (frontmatter, discovery, size, content, references)
+FAMILIES = (frontmatter, discovery, loading, size, content, references)
 
 
 def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,

@@ -260,6 +260,19 @@ CHECKS: tuple[Check, ...] = (
        "Copilot only reads `*.instructions.md` there. The rename is offered in the editor"
        " (unsafe); `--fix` never renames.",
        ("docs.github.com custom instructions",), True),
+    _c("RL213", "never-loaded", "discovery", "warning",
+       "Instruction file that no agent loads where it stands",
+       "An agent's file in a place none of the modelled agents reads it from: an"
+       " `AGENTS.md` in a dot-directory (`.agents/AGENTS.md`, read by nested-file readers"
+       " only for files inside that folder), an `*.instructions.md` outside"
+       " `.github/instructions/`, a `.github/copilot-instructions.md` below the workspace"
+       " root. Every agent of the registry is asked (session at the repository root), and"
+       " Grok's chain; the message names who would read the file and where.",
+       ("rulelens.agents registry (each agent's named files and rules directories)",
+        "docs.github.com custom instructions (.github/instructions, repository root)",
+        "issue #23 survey"), False,
+       bad="packages/web/.github/copilot-instructions.md",
+       good=".github/copilot-instructions.md (or packages/web/AGENTS.md)"),
     # ------------------------------------------------------------------------- size
     _c("RL301", "claude-line-guidance", "size", "warning",
        "CLAUDE.md longer than Claude's line guidance (200 lines)",

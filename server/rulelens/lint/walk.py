@@ -64,8 +64,8 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator
                 if entry.name in NAMED_FILES and not ignored_zone:
                     yield path
                 continue
-            if is_instruction_file(path):
-                yield path
+            if is_instruction_file(path) or entry.name.endswith(".instructions.md"):
+                yield path  # an `*.instructions.md` anywhere: RL213 says where it loads
         stack.extend(reversed(subdirs))
 
 

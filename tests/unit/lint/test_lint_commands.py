@@ -239,3 +239,36 @@ def test_rule_directory_paths_resolve_from_the_root(repo: Repo, rules: str) -> N
     repo.write(rules, "Keep `src/api/handlers.ts` thin.\n")
     found = [f for f in repo.lint(rules) if f.code == "RL505"]
     assert len(found) == 1 and "src/api/handlers.ts" in found[0].message
+
+
+# ------------------------------------------------------------ RL213 never loaded
+NEVER = {
+    ".agents/AGENTS.md": "applies at most to files inside `.agents/`",
+    "docs/web.instructions.md": "only inside `.github/instructions/`",
+    "packages/web/.github/copilot-instructions.md": "only at the workspace root",
+}
+LOADED = ["AGENTS.md", "packages/web/AGENTS.md", ".github/instructions/web.instructions.md",
+          ".github/copilot-instructions.md", ".claude/CLAUDE.md"]
+
+
+@pytest.mark.parametrize("rel", sorted(NEVER))
+def test_file_no_agent_loads_where_it_stands(repo: Repo, rel: str) -> None:
+    """One RL213 per file, naming who would read it and where (asked of the registry)."""
+    repo.files({"packages/web/src/a.ts": "", rel: '---\napplyTo: "**"\n---\nRules.\n'})
+    found = [f for f in repo.lint(rel) if f.code == "RL213"]
+    assert len(found) == 1, [f.message for f in found]
+    assert NEVER[rel] in found[0].message and found[0].message.startswith(rel)
+
+
+@pytest.mark.parametrize("rel", LOADED)
+def test_files_agents_load_are_not_never_loaded(repo: Repo, rel: str) -> None:
+    repo.files({"packages/web/src/a.ts": "", rel: '---\napplyTo: "**"\n---\nRules.\n'})
+    assert not [f for f in repo.lint(rel) if f.code == "RL213"]
+
+
+def test_a_catalog_of_instruction_files_is_not_reported(repo: Repo) -> None:
+    """github/awesome-copilot keeps dozens of `*.instructions.md` to copy from."""
+    for i in range(6):
+        repo.write(f"instructions/lang{i}.instructions.md", '---\napplyTo: "**"\n---\nX.\n')
+    assert not [f for f in repo.lint("instructions/lang0.instructions.md")
+                if f.code == "RL213"]

@@ -1,0 +1,121 @@
+"""Files that look like instructions but that no modelled agent reads where they stand
+(RL213).
+
+Three shapes are judged, each confirmed by asking every agent of the registry
+(:func:`rulelens.agents.readers.who_reads`, the session started at the repository root)
+and Grok's own chain, so the answer follows the agent modules, never a list kept here:
+
+* an agent's named file inside a dot-directory no agent names (``.agents/AGENTS.md``):
+  nested-file readers apply it only to files inside that directory;
+* ``*.instructions.md`` outside every agent's rules directories (``docs/x.instructions.md``);
+* a named file whose name has a directory part found elsewhere
+  (``packages/web/.github/copilot-instructions.md``).
+
+The message says who would read the file, and where.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+from rulelens.lint.checks.agents import agent_env, workspace_of
+from rulelens.lint.context import Context
+from rulelens.lint.model import Range
+
+CODES = ("RL213",)
+
+
+@cache
+def _names() -> tuple[dict[str, list[str]], dict[str, list[str]], list[tuple[str, str]]]:
+    """``(basename -> agents naming it anywhere, "dir/name" -> agents, [(rules dir,
+    agent)])`` from the registry."""
+    from rulelens.agents.registry import AGENTS
+
+    plain: dict[str, list[str]] = {}
+    with_dir: dict[str, list[str]] = {}
+    for a in AGENTS:
+        for row in a.profiles:
+            for named in row.named_files:
+                target = with_dir if "/" in named.name else plain
+                agents = target.setdefault(named.name, [])
+                if a.display not in agents:
+                    agents.append(a.display)
+    # Project rules directories only (the rows' home roots are not the project's).
+    dirs = list(dict.fromkeys((d.path, a.display) for a in AGENTS for row in a.profiles
+                              for d in row.rules_dirs))
+    return plain, with_dir, dirs
+
+
+def _join(names: list[str]) -> str:
+    names = list(dict.fromkeys(names))
+    if len(names) > 4:
+        return ", ".join(names[:3]) + f" and {len(names) - 3} other agents"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _read(agents: list[str]) -> str:
+    return _join(agents) + (" reads" if len(set(agents)) == 1 else " read")
+
+
+def _shape(rel: str, catalog: bool = False) -> tuple[str, list[str]] | None:
+    """``(what, agents)`` when ``rel`` (repository-relative, ``/``) has a judged shape."""
+    plain, with_dir, dirs = _names()
+    parts = rel.split("/")
+    name = parts[-1]
+    parent = parts[-2] if len(parts) > 1 else ""
+    in_rules = any(f"/{d}/" in f"/{rel}" for d, _ in dirs)
+    if name.endswith(".instructions.md") and not in_rules and not catalog:
+        readers = [a for d, a in dirs if d.endswith("/instructions")]
+        places = sorted({d for d, _ in dirs if d.endswith("/instructions")})
+        readers = list(dict.fromkeys(readers))
+        return (f"{_read(readers)} `*.instructions.md` only inside"
+                f" {_join([f'`{p}/`' for p in places])}", readers)
+    for full, agents in with_dir.items():
+        if full.endswith("/" + name) and not name.startswith(("CLAUDE", "QWEN")) \
+                and rel != full and rel.endswith("/" + full):
+            return (f"{_read(agents)} `{full}` only at the workspace root", agents)
+    if parent.startswith(".") and name in plain and f"{parent}/{name}" not in with_dir \
+            and not in_rules:
+        agents = plain[name]
+        return (f"{_read(agents)} `{name}` from the project's folders, so a copy in"
+                f" `{parent}/` applies at most to files inside `{parent}/`", agents)
+    return None
+
+
+def _catalog(directory: str) -> bool:
+    """A folder of many ``*.instructions.md`` files is a collection to copy from (such as
+    github/awesome-copilot's ``instructions/``), not files meant to load in place."""
+    try:
+        return sum(n.endswith(".instructions.md") for n in os.listdir(directory)) >= 5
+    except OSError:
+        return False
+
+
+def run(ctx: Context) -> None:
+    doc = ctx.doc
+    root = ctx.git_root
+    if root is None or not doc.path.startswith(root.rstrip(os.sep) + os.sep):
+        return
+    rel = os.path.relpath(doc.path, root).replace(os.sep, "/")
+    found = _shape(rel, _catalog(doc.directory))
+    if found is None or not ctx.config.enabled("RL213") or "RL213" in doc.disabled:
+        return
+    what, _ = found
+    from rulelens.agents import readers
+
+    reads, _skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env())
+    project_wide = [r for r in reads if not r.endswith(readers.FOR_MATCHING)]
+    if ctx.chain_entry is not None and not rel.split("/")[-2].startswith("."):
+        return  # Grok loads it
+    name = rel.split("/")[-1]
+    if project_wide and not rel.split("/")[-2].startswith("."):
+        return
+    nested = f" ({_join(project_wide)} only when working inside that folder)" \
+        if project_wide else ""
+    full = next((f for f in _names()[1] if rel.endswith("/" + f)), name)
+    ctx.emit("RL213", f"{rel} is not loaded from where it stands{nested}: {what}."
+             f" Move it there or merge it into the project's `{full}`."
+             if not name.endswith(".instructions.md") else
+             f"{rel} is not loaded from where it stands: {what}. Move it there.",
+             Range.point(0))
