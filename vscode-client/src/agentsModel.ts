@@ -18,18 +18,26 @@ function family(agent: string): string {
   return agent.split("@")[0];
 }
 
+/** `src/app/` for a file in `src/app`, `./` at a workspace root, `~/.claude/` at home. */
+function folderOf(p: string, ctx: PathContext, gitRoot: string | null): string {
+  const shown = displayPath(p, ctx, gitRoot);
+  const cut = shown.lastIndexOf("/");
+  return cut < 0 ? "./" : shown.slice(0, cut + 1);
+}
+
 function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
   const id = family(view.agent);
   const name = view.display ?? id;
   const children: ChainNode[] = [];
   const withheld = view.skipped.filter((s) => s.reason === "untrusted-folder").length;
-  if (id === "grok" && withheld > 0) {
+  if (withheld > 0) {
     // Folder trust withholds project files: one line first, with the command that changes it.
     const n = `${withheld} project file${withheld === 1 ? "" : "s"}`;
+    const command = view.trust_command ? `; run \`${view.trust_command}\` here` : "";
     children.push({
       id: `agent:${id}:trust`,
       kind: "trust",
-      label: `Folder not trusted yet: ${n} withheld; run \`grok --trust\` here`,
+      label: `Folder not trusted yet: ${n} withheld${command}`,
       tooltip: (view.notes ?? []).join("\n") || undefined,
       icon: "shield",
       contextValue: "rulelens.trust",
@@ -38,29 +46,47 @@ function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
   let start = 0;
   for (const f of view.files) {
     if (f.when === "start") start += 1;
-    const shown = displayPath(f.path, ctx, view.git_root);
+    const base = path.basename(f.path);
     const cut = f.truncated_at != null ? ` · cut at byte ${f.truncated_at}` : "";
+    const when = WHEN_LABEL[f.when] ?? f.when;
     children.push({
       id: `agent:${id}:file:${f.path}`,
       kind: "file",
-      label: f.when === "start" ? `${start}. ${shown}` : shown,
-      description: `${WHEN_LABEL[f.when] ?? f.when} · ${formatBytes(f.bytes)}${cut} · ${f.why}`,
-      tooltip: `${f.path}\n${name}: ${WHEN_LABEL[f.when] ?? f.when}\n${f.why}` + (f.imported_by ? `\nimported by ${f.imported_by}` : ""),
+      // The file name first; its folder and the reason follow, whole in the tooltip.
+      label: f.when === "start" ? `${start}. ${base}` : base,
+      description: `${folderOf(f.path, ctx, view.git_root)} · ${when} · ${formatBytes(f.bytes)}${cut}`,
+      tooltip: `${f.path}\n${name}: ${when}\n${f.why}` + (f.imported_by ? `\nimported by ${f.imported_by}` : ""),
       icon: WHEN_ICON[f.when] ?? "file",
       contextValue: f.when === "may" ? "rulelens.agent.may" : "rulelens.loaded",
       path: f.path,
     });
   }
+  const foreign = new Set(view.foreign ?? []);
+  const others: ChainNode[] = [];
   for (const s of view.skipped) {
-    children.push({
+    const node: ChainNode = {
       id: `agent:${id}:skipped:${s.path}`,
       kind: "skipped",
-      label: displayPath(s.path, ctx, view.git_root),
-      description: `not loaded · ${s.reason}: ${s.detail}`,
+      label: path.basename(s.path),
+      description: `${folderOf(s.path, ctx, view.git_root)} · not loaded: ${s.reason}`,
       tooltip: `${s.path}\n${name}: not loaded (${s.reason})\n${s.detail}`,
       icon: "circle-slash",
       contextValue: "rulelens.skipped",
       path: s.path,
+    };
+    (foreign.has(s.path) ? others : children).push(node);
+  }
+  if (others.length) {
+    children.push({
+      id: `agent:${id}:others`,
+      kind: "group",
+      label: `Other agents' files (${others.length})`,
+      description: `${name} does not read them`,
+      tooltip: `Files other enabled agents load and ${name} does not look for:\n` + others.map((o) => o.path).join("\n"),
+      icon: "library",
+      contextValue: "rulelens.group.others",
+      collapsed: true,
+      children: others,
     });
   }
   const onRead = view.files.filter((f) => f.when === "on-read").length;
@@ -68,7 +94,8 @@ function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
   const parts = [`${start} at start`];
   if (onRead) parts.push(`${onRead} on read`);
   if (may) parts.push(`${may} may`);
-  if (view.skipped.length) parts.push(`${view.skipped.length} not loaded`);
+  const notLoaded = view.skipped.length - others.length;
+  if (notLoaded) parts.push(`${notLoaded} not loaded`);
   return {
     id: `agent:${id}`,
     kind: "group",
@@ -79,6 +106,36 @@ function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
     contextValue: "rulelens.group.agent",
     children,
   };
+}
+
+/** Files an agent loads for the file (at start and when it reads it), as the headline counts. */
+export function loadedCount(view: AgentChain): number {
+  return view.files.filter((f) => f.when !== "may").length;
+}
+
+/** The status bar: the server's one-line headline (`Claude 4 · Cursor 5 · +3 more`). */
+export function agentsStatusText(payload: AgentsPayload): string {
+  return payload.lens ?? payload.headline ?? payload.agents.map((v) => `${v.display ?? family(v.agent)} ${loadedCount(v)}`).join(" · ");
+}
+
+/** The status bar's tooltip: one line per agent, and the start directory, named once. */
+export function agentsStatusTooltip(payload: AgentsPayload, ctx: PathContext): string {
+  const lines = [`Agent sessions started in ${startLabel(payload.cwd, ctx).replace(/^start: /, "")}`];
+  for (const v of payload.agents) {
+    const held = v.skipped.filter((s) => s.reason === "untrusted-folder").length;
+    lines.push(`${v.display ?? family(v.agent)}: ${loadedCount(v)} file(s)` + (held ? `, +${held} after trust` : ""));
+  }
+  lines.push("Click to show Active Rules");
+  return lines.join("\n");
+}
+
+/** What the view says instead of groups: only when no enabled agent loads anything. */
+export function agentsViewMessage(payload: AgentsPayload, shown: string): string | undefined {
+  if (payload.agents.some((v) => v.files.length > 0)) return undefined;
+  const held = payload.agents.reduce((n, v) => n + v.skipped.filter((s) => s.reason === "untrusted-folder").length, 0);
+  const names = payload.agents.map((v) => v.display ?? family(v.agent)).join(", ");
+  return `No enabled agent (${names}) loads an instruction file for ${shown}.` +
+    (held ? ` ${held} project file(s) wait for folder trust (see below).` : " Add an AGENTS.md to give agents instructions.");
 }
 
 /** One group per agent, in the server's order. */

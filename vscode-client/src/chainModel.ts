@@ -24,6 +24,8 @@ export interface ChainNode {
   path?: string;
   winning?: boolean;
   children?: ChainNode[];
+  /** Shown folded (other agents' files in an agent's group). */
+  collapsed?: boolean;
 }
 
 export interface PathContext {

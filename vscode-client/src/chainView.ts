@@ -7,9 +7,10 @@
 
 import * as os from "node:os";
 import * as vscode from "vscode";
-import { buildAgentsTree, startLabel } from "./agentsModel";
+import { agentsStatusText, agentsStatusTooltip, agentsViewMessage, buildAgentsTree, startLabel } from "./agentsModel";
 import {
   buildChainTree,
+  displayPath,
   statusText,
   statusTooltip,
   viewDescription,
@@ -133,7 +134,9 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
     this.payload = payload;
     this.agents = agents;
     this.view = view;
-    this.nodes = agents && agents.agents.length > 1 ? buildAgentsTree(agents, this.ctx()) : buildChainTree(payload, this.ctx());
+    // One answer per screen: the per-agent groups (even for one agent) for the same start
+    // directory as the lens and hover; the single Grok chain only when the server has none.
+    this.nodes = agents && agents.agents.length > 0 ? buildAgentsTree(agents, this.ctx()) : buildChainTree(payload, this.ctx());
     this.treeEmitter.fire();
     this.stateEmitter.fire();
   }
@@ -143,12 +146,15 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
   }
 
   get message(): string | undefined {
+    if (this.view.state === "loaded" && this.agents && this.agents.agents.length > 0) {
+      return agentsViewMessage(this.agents, displayPath(this.view.file, this.ctx()));
+    }
     return viewMessage(this.view, this.ctx());
   }
 
   get description(): string | undefined {
     if (this.document?.scheme !== "file") return undefined;
-    const many = this.agents && this.agents.agents.length > 1;
+    const many = this.agents && this.agents.agents.length > 0;
     const start = many ? this.agents!.cwd : this.payload?.cwd;
     const base = viewDescription(this.document.fsPath, many ? null : this.payload);
     return start ? `${startLabel(start, this.ctx())} · ${base}` : base;
@@ -183,7 +189,9 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
   getTreeItem(node: ChainNode): vscode.TreeItem {
     const item = new vscode.TreeItem(
       node.label,
-      node.children ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+      node.children
+        ? node.collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.None,
     );
     item.id = node.id;
     item.description = node.description;
@@ -231,8 +239,9 @@ export function registerActiveRules(context: vscode.ExtensionContext, provider: 
     view.message = provider.message;
     view.description = provider.description;
     if (provider.documentUri?.scheme === "file") {
-      status.text = `$(law) ${statusText(provider.chain, provider.state, pathContext())}`;
-      status.tooltip = statusTooltip(provider.chain, pathContext());
+      status.text = `$(law) ${statusBarText(provider) ?? ""}`;
+      const agents = provider.agentViews;
+      status.tooltip = agents && agents.agents.length > 0 ? agentsStatusTooltip(agents, pathContext()) : statusTooltip(provider.chain, pathContext());
       status.show();
     } else status.hide();
   };
@@ -251,5 +260,9 @@ export function registerActiveRules(context: vscode.ExtensionContext, provider: 
 
 /** Text shown in the status bar right now (the self-test reports it). */
 export function statusBarText(provider: ActiveRulesProvider): string | undefined {
-  return provider.documentUri?.scheme === "file" ? statusText(provider.chain, provider.state, pathContext()) : undefined;
+  if (provider.documentUri?.scheme !== "file") return undefined;
+  const agents = provider.agentViews;
+  // The lens's headline, for the same start directory; the Grok chain only as a fallback.
+  if (agents && agents.agents.length > 0 && provider.state.state === "loaded") return agentsStatusText(agents);
+  return statusText(provider.chain, provider.state, pathContext());
 }

@@ -97,12 +97,20 @@ export interface AgentChain {
   skipped: SkippedFile[];
   notes?: string[];
   basis_label?: string;
+  /** The agent's own command that trusts a folder (`grok --trust`), if it has one. */
+  trust_command?: string | null;
+  /** Paths this agent merely does not read that another enabled agent loads. */
+  foreign?: string[];
 }
 
 export interface AgentsPayload {
   cwd: string;
   file: string;
   enabled: string[];
+  /** The per-agent headline every view shares: `Grok 5 · Claude 3 · Codex 1`. */
+  headline?: string;
+  /** The same, cut to one line (`· +4 more`), as the code lens shows it. */
+  lens?: string;
   agents: AgentChain[];
   rows: { path: string; cells: { agent: string; when: string; why: string }[] }[];
 }

@@ -80,11 +80,13 @@ describe("Active Rules provider", () => {
     expect(roots.map((n) => n.label)).toEqual(["Grok", "Codex CLI"]);
     expect(roots[0].description).toBe("1 at start · 1 not loaded");
     const grok = provider.getChildren(roots[0]);
-    expect(grok.map((n) => n.description?.split(" · ")[0])).toEqual(["at start", "not loaded"]);
-    expect(grok[1].description).toContain("below-start-dir: below the start directory");
+    // The file name first; its folder and the reason in the description, the detail in the tooltip.
+    expect(grok.map((n) => n.label)).toEqual(["1. CLAUDE.md", "AGENTS.md"]);   // ~/.claude/CLAUDE.md
+    expect(grok.map((n) => n.description?.split(" · ").slice(0, 2))).toEqual([["~/.claude/", "at start"], ["src/app/", "not loaded: below-start-dir"]]);
+    expect(grok[1].tooltip).toContain("below the start directory");
     const codex = provider.getChildren(roots[1]);
     expect(codex[0].description).toContain("cut at byte 100");
-    expect(codex[1].description?.startsWith("may pull in")).toBe(true);
+    expect(codex[1].description?.split(" · ")[1]).toBe("may pull in");
     expect(provider.description?.startsWith("start: ./ · orders.py")).toBe(true);
   });
 

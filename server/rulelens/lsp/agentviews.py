@@ -264,7 +264,8 @@ def tables_as_lists(markdown: str) -> str:
     return "\n".join(out)
 
 
-def agents_payload(views: list[AgentView], path: str, enabled: list[str]) -> dict[str, Any]:
+def agents_payload(views: list[AgentView], path: str, enabled: list[str],
+                   workspace: str | None = None) -> dict[str, Any]:
     """``rulelens/agentsForFile``: every view (``chain --json`` shape per agent) plus the
     side-by-side rows."""
     rows = []
@@ -277,9 +278,12 @@ def agents_payload(views: list[AgentView], path: str, enabled: list[str]) -> dic
     for v in views:
         entry = view_json(v)
         entry["foreign"] = sorted(foreign.get(v.agent, ()))
+        record = BY_ID.get(family(v.agent))
+        entry["trust_command"] = record.trust_command if record is not None else None
         agents.append(entry)
     return {"cwd": views[0].cwd if views else os.path.dirname(path), "file": path,
-            "enabled": enabled, "headline": headline(views), "agents": agents, "rows": rows}
+            "enabled": enabled, "headline": headline(views),
+            "lens": lens_title(views, workspace), "agents": agents, "rows": rows}
 
 
 def agents_list(workspace: str | None, enabled: Sequence[str],

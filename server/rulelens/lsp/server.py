@@ -31,6 +31,7 @@ from rulelens.lint.model import Finding
 from rulelens.lsp import agentviews, diagnostics, protocol, views
 from rulelens.lsp.rpc import RuleLensProtocol, log_to_stderr, serve, strict_converter
 from rulelens.lsp.session import Session, looks_like_rule_file
+from rulelens.lsp.verdicts import Verdicts, hover_block, verdict_line
 from rulelens.lsp.watch import Watcher
 from rulelens.rules.frontmatter import split as split_frontmatter
 
@@ -62,8 +63,12 @@ class RuleLensServer(LanguageServer):
         #: request threads that serve lenses and hovers.
         self.verify_pool = ThreadPoolExecutor(max_workers=1,
                                               thread_name_prefix="rulelens-verify")
-        #: ``rulelens/verify`` requests in flight (on the event loop only).
-        self.verifying = 0
+        #: Tasks reading sessions now (``read_sessions``), under ``_switch_lock``.
+        self._reading = 0
+        self._switch_lock = threading.Lock()
+        #: The last session's verdict per (agent, start dir, file), for the hover.
+        self.verdicts = Verdicts(self.verify_pool, lambda agent, cwd, path: self.read_sessions(
+            lambda: _verdict_for(self.session, agent, cwd, path)))
         #: uri -> what its views last showed; only for open documents (``_docs_lock``).
         self.fingerprints: dict[str, object] = {}
         self._docs_lock = threading.Lock()
@@ -72,6 +77,22 @@ class RuleLensServer(LanguageServer):
         self.findings: dict[str, tuple[str, list[Finding], Callable[[int, int], int]]] = {}
         #: The lint session (every lint cache) for the server's life.
         self.lint = diagnostics.EditorLint()
+
+    def read_sessions(self, fn: Callable[[], T]) -> T:
+        """``fn()`` (on the verify pool) with a 0.1 ms thread switch interval: a read of a
+        large session holds the GIL in slices of the interval (5 ms by default), and the
+        short slice lets lens and hover threads in between (tests/lsp/test_verify.py:
+        p95 28 ms with 5 ms, about 4 ms with 0.1 ms)."""
+        with self._switch_lock:
+            self._reading += 1
+            sys.setswitchinterval(VERIFY_SWITCH_INTERVAL_S)
+        try:
+            return fn()
+        finally:
+            with self._switch_lock:
+                self._reading -= 1
+                if not self._reading:
+                    sys.setswitchinterval(DEFAULT_SWITCH_INTERVAL_S)
 
     # ---------------------------------------------------------------- watching
     def restart_watcher(self) -> None:
@@ -412,6 +433,9 @@ def create_server(environ: Mapping[str, str] | None = None,
                 text = f"**{readers}**\n\n{text}" if readers else text
             if not text:
                 text = views.chain_hover(chain, s.tracker_split(path, chain))
+            block = _verdict_block(ls, s, path)
+            if block:
+                text = f"{text}\n\n{block}" if text else block
             if s.settings.get("hoverFormat") == "list":
                 text = agentviews.tables_as_lists(text)
             return _markdown(text)
@@ -462,7 +486,8 @@ def create_server(environ: Mapping[str, str] | None = None,
             enabled = agentviews.enabled_agents(wanted, s.root_for(path), s.environ) \
                 if wanted else s.agents_for(path)
             found = s.agent_views(path, enabled, cwd)
-            return agentviews.agents_payload(found, path, enabled) if found else None
+            return (agentviews.agents_payload(found, path, enabled, s.root_for(path))
+                    if found else None)
 
         return guarded(answer, None)
 
@@ -483,19 +508,15 @@ def create_server(environ: Mapping[str, str] | None = None,
 
     @server.feature(protocol.VERIFY)
     async def verify_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        # Refusals (an unknown agent, a start directory outside the workspace folders) are
+        # InvalidParams with one line, as for rulelens/chain.
+        agent = _str_param(params, "agent") or ""
+        if not registry.known(agent):
+            raise ValueError(f"agent: unknown agent {agent!r} (known: {registry.choices()})")
+        cwd = s.start_dir(_str_param(params, "cwd"))
         loop = asyncio.get_running_loop()
-        # A read of a large session holds the GIL in slices of the switch interval (5 ms);
-        # while one runs, a 0.1 ms slice lets lens and hover threads in between
-        # (tests/lsp/test_verify.py: p95 28 ms with 5 ms, about 4 ms with 0.1 ms).
-        ls.verifying += 1
-        sys.setswitchinterval(VERIFY_SWITCH_INTERVAL_S)
-        try:
-            return await loop.run_in_executor(ls.verify_pool, guarded,
-                                              lambda: _verify_payload(s, params), None)
-        finally:
-            ls.verifying -= 1
-            if not ls.verifying:
-                sys.setswitchinterval(DEFAULT_SWITCH_INTERVAL_S)
+        return await loop.run_in_executor(ls.verify_pool, ls.read_sessions, lambda: guarded(
+            lambda: _verify_payload(s, params, cwd), None))
 
     @server.feature(protocol.SERVER_STATUS)
     def server_status(ls: RuleLensServer, params: Any) -> dict[str, Any]:
@@ -531,7 +552,7 @@ def _chain_payload(s: Session, uri: str | None) -> dict[str, Any] | None:
     return views.chain_payload(chain, s.tracker_split(path, chain))
 
 
-def _verify_payload(s: Session, params: Any) -> dict[str, Any] | None:
+def _verify_payload(s: Session, params: Any, cwd: str | None) -> dict[str, Any] | None:
     """``rulelens verify --json`` for the open document (a session id, never a path: a
     client names no file for the server to read)."""
     from rulelens.sessions import verify
@@ -541,7 +562,7 @@ def _verify_payload(s: Session, params: Any) -> dict[str, Any] | None:
     resolver = s.resolver
     if path is None or agent is None or resolver is None:
         return None
-    cwd = _str_param(params, "cwd") or s.agent_cwd(path)
+    cwd = cwd or s.agent_cwd(path)
     if cwd is None:
         return None
     spec = _str_param(params, "session") or "latest"
@@ -555,6 +576,34 @@ def _verify_payload(s: Session, params: Any) -> dict[str, Any] | None:
     except ValueError as exc:  # no session with that id, an unknown agent
         base["reason"] = str(exc)
         return base
+
+
+def _verdict_for(s: Session, agent: str, cwd: str, path: str) -> dict[str, Any] | None:
+    """The latest session's verdict (for the hover; run on the verify pool)."""
+    from rulelens.sessions import verify
+
+    resolver = s.resolver
+    if resolver is None:
+        return None
+    return verify.verify(agent, cwd, path, s.environ, resolver.resolve)
+
+
+def _verdict_block(ls: RuleLensServer, s: Session, path: str) -> str:
+    """One line per enabled agent whose sessions RuleLens reads: the cached verdict of its
+    last session in the start directory (computed in the background, never here)."""
+    from rulelens.agents.sessionfacts import facts
+
+    cwd = s.agent_cwd(path)
+    if cwd is None:
+        return ""
+    lines = []
+    for agent in s.agents_for(path):
+        if facts(agent).reader is None:
+            continue
+        known, result = ls.verdicts.get(agent, cwd, path)
+        display = registry.get(agent).display if registry.known(agent) else agent
+        lines.append((display, verdict_line(display, known, result, s.root_for(path))))
+    return hover_block(lines)
 
 
 def _markdown(text: str) -> types.Hover:
