@@ -2,16 +2,19 @@
  * The server environment a platform .vsix brings along: a venv in the extension's global
  * storage, filled from the wheels under `bundled/` with `pip install --no-index`.
  *
- * First activation creates it behind a progress notification; later activations find the
- * marker and reuse it; an extension update reinstalls into it. Two windows starting at once
- * share the work through a lock directory. The plan itself lives in bootstrapPlan.ts.
+ * First activation creates it behind a progress notification, shown before anything waits;
+ * later activations find the marker and reuse it; an extension update reinstalls into it. Two
+ * windows starting at once share the work through a lock directory that records its holder's
+ * pid and start time, so a lock left by a closed window is taken over at once
+ * (bootstrapLock.ts). The plan and the failure messages live in bootstrapPlan.ts.
  */
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { acquireLock, type LockEvent } from "./bootstrapLock";
 import {
   MARKER_FILE,
   VERSION_PROBE,
@@ -34,8 +37,6 @@ interface RunResult {
   output: string;
   error?: string;
 }
-
-const LOCK_STALE_MS = 10 * 60_000;
 
 export class BundledServer {
   private readonly bundleDir: string;
@@ -68,21 +69,34 @@ export class BundledServer {
       return { python };
     }
     mkdirSync(path.dirname(this.envDir), { recursive: true });
-    const release = await this.lock();
-    try {
-      // Another window may have finished the same work while this one waited for the lock.
-      const again = planEnvironment(this.readMarker(), await this.runs(python), version, manifest);
-      if (again === "reuse") {
-        this.log.info(`bundled server: set up by another window in ${this.envDir}`);
-        return { python };
+    const title = plan === "create" ? "RuleLens: first-run set-up" : "RuleLens: updating its server";
+    // The notification comes first: waiting for another window's lock happens inside it.
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, async (progress) => {
+      const report = (message: string) => progress.report({ message });
+      report("starting…");
+      const release = await acquireLock(`${this.envDir}.lock`, (e) => this.lockEvent(e, report));
+      try {
+        // Another window may have finished the same work while this one waited for the lock.
+        const again = planEnvironment(this.readMarker(), await this.runs(python), version, manifest);
+        if (again === "reuse") {
+          this.log.info(`bundled server: set up by another window in ${this.envDir}`);
+          return { python };
+        }
+        this.log.info(`bundled server: ${again === "create" ? "setting up" : "upgrading"} ${this.envDir} for extension ${version}`);
+        return await this.setUp(again, manifest, version, python, pythonExtension, report);
+      } finally {
+        release();
       }
-      this.log.info(`bundled server: ${again === "create" ? "setting up" : "upgrading"} ${this.envDir} for extension ${version}`);
-      const title = again === "create" ? "RuleLens: first-run set-up" : "RuleLens: updating its server";
-      return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, (progress) =>
-        this.setUp(again, manifest, version, python, pythonExtension, (message) => progress.report({ message })),
-      );
-    } finally {
-      release();
+    });
+  }
+
+  private lockEvent(e: LockEvent, report: (message: string) => void): void {
+    const holder = e.owner ? `pid ${e.owner.pid}` : "an older RuleLens";
+    if (e.kind === "waiting") {
+      this.log.info(`bundled server: waiting for another window (${holder}) that is setting up ${this.envDir}`);
+      report(`waiting for another window (${holder}) that is setting up the server…`);
+    } else {
+      this.log.warn(`bundled server: took over the set-up lock: ${e.why}`);
     }
   }
 
@@ -141,7 +155,17 @@ export class BundledServer {
 
   private failed(stage: "venv" | "install" | "check", argv: string[], r: RunResult): BundledResult {
     const output = r.error ?? r.output;
-    return { failure: { message: setupFailedMessage(stage, argv, output), setting: "rulelens.server.python" }, detail: output };
+    const storage = path.dirname(this.envDir);
+    let freeBytes: number | undefined;
+    try {
+      const fs = statfsSync(storage);
+      freeBytes = fs.bavail * fs.bsize;
+    } catch {
+      freeBytes = undefined;
+    }
+    const message = setupFailedMessage(stage, argv, output, { dir: storage, freeBytes });
+    this.log.error(`bundled server: ${message}`);
+    return { failure: { message, setting: "rulelens.server.python" }, detail: output };
   }
 
   private readMarker(): EnvMarker | undefined {
@@ -203,31 +227,6 @@ export class BundledServer {
       terminal.sendText(command);
     } else if (choice === "Copy Command") {
       await vscode.env.clipboard.writeText(command);
-    }
-  }
-
-  /** A lock directory next to the venv; a lock older than ten minutes is taken as abandoned. */
-  private async lock(): Promise<() => void> {
-    const dir = `${this.envDir}.lock`;
-    for (;;) {
-      try {
-        mkdirSync(dir);
-        return () => rmSync(dir, { recursive: true, force: true });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      }
-      let age = 0;
-      try {
-        age = Date.now() - statSync(dir).mtimeMs;
-      } catch {
-        continue;
-      }
-      if (age > LOCK_STALE_MS) {
-        this.log.warn(`bundled server: removing an abandoned lock ${dir}`);
-        rmSync(dir, { recursive: true, force: true });
-        continue;
-      }
-      await new Promise((r) => setTimeout(r, 500));
     }
   }
 }

@@ -124,12 +124,28 @@ export function noPythonMessage(supported: string[], found: { argv: string[]; ve
   );
 }
 
-/** The one message when the venv cannot be made or filled; venv's missing ensurepip gets its own fix. */
-export function setupFailedMessage(stage: "venv" | "install" | "check", python: string[], output: string): string {
+/** What pip, venv and Python print when the disk is full (ENOSPC) or the quota is used up. */
+export const DISK_FULL = /No space left on device|ENOSPC|\[Errno 28\]|Disk quota exceeded|EDQUOT|\[Errno 122\]/;
+/** Below this much free space after a failed step, the disk is taken as the cause. */
+export const LOW_SPACE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The one message when the venv cannot be made or filled, naming the cause and its fix: a full
+ * disk (from the output, or from `freeBytes` on the disk of `storage` when the output hides it:
+ * venv runs ensurepip with its output captured), no venv module or ensurepip, else the last
+ * line of the output.
+ */
+export function setupFailedMessage(stage: "venv" | "install" | "check", python: string[], output: string,
+  storage?: { dir: string; freeBytes?: number }): string {
+  const what = stage === "venv" ? "create its server environment" : stage === "install" ? "install its bundled server" : "run its bundled server";
+  const lowSpace = storage?.freeBytes !== undefined && storage.freeBytes < LOW_SPACE_BYTES;
+  if (DISK_FULL.test(output) || (stage !== "check" && lowSpace)) {
+    const where = storage ? ` (${storage.dir}${storage.freeBytes !== undefined ? `: ${Math.floor(storage.freeBytes / 1024)} KiB free` : ""})` : "";
+    return `RuleLens could not ${what}: the disk is full${where}. Free some space (the set-up needs about 100 MB) and reload the window, or set rulelens.server.python to an interpreter that has rulelens installed.`;
+  }
   if (stage === "venv" && /ensurepip is not available|No module named ['"]?(ensurepip|venv)/.test(output)) {
     return `RuleLens could not create its server environment: ${python.join(" ")} has no venv module. Install it (on Debian and Ubuntu: sudo apt install python3-venv) and reload the window, or set rulelens.server.python.`;
   }
   const first = output.split("\n").map((l) => l.trim()).filter(Boolean).slice(-1)[0] ?? "no output";
-  const what = stage === "venv" ? "create its server environment" : stage === "install" ? "install its bundled server" : "run its bundled server";
   return `RuleLens could not ${what} (${first}). See the "RuleLens" output; or set rulelens.server.python to an interpreter that has rulelens installed.`;
 }

@@ -84,7 +84,21 @@ export enum StatusBarAlignment {
 type Ui = (...args: any[]) => Promise<any>;
 const none: Ui = async () => undefined;
 
+export enum ProgressLocation {
+  SourceControl = 1,
+  Window = 10,
+  Notification = 15,
+}
+
+/** The progress a task reports (replace `window.withProgress` to watch it). */
+export interface Progress {
+  report(value: { message?: string; increment?: number }): void;
+}
+
 export const window = {
+  /** Runs the task at once, as the editor does after showing the notification. */
+  withProgress: async <T>(_options: { location: ProgressLocation; title?: string },
+    task: (progress: Progress) => Promise<T>): Promise<T> => task({ report: () => undefined }),
   activeTextEditor: undefined as unknown,
   visibleTextEditors: [] as { document: { uri: Uri } }[],
   showInputBox: none,
