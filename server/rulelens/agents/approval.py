@@ -192,11 +192,11 @@ def start_problem(setting: str, value: object, approval: Approval,
     known to stay inside a root), or ``(None, one-line refusal naming setting)``. The
     refusal is the same whether the path exists or not."""
     if not isinstance(value, str) or "\x00" in value:
-        return None, f"{setting}: not a usable path (a string without NUL bytes); ignored"
+        return None, f"{setting}: not a usable path (a string without NUL bytes)"
     text = os.path.expanduser(value.strip())
     if not os.path.isabs(text):
         if base is None:
-            return None, f"{setting}: {value!r} is relative and there is no workspace folder"
+            return None, f"{setting}: {value!r} is not an absolute path"
         text = os.path.join(base, text)
     if approval.resolve(text) is None:
         return None, (f"{setting}: {value!r} is outside the workspace folders; RuleLens"

@@ -199,8 +199,9 @@ class _Loader:
                             owner)
                 continue
             if not fsio.is_file(real):
+                what = "not a regular file" if fsio.exists(real) else "no such file"
                 self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", depth))
-                self.b.skip(target, "import-missing", f"{where}: no such file", owner)
+                self.b.skip(target, "import-missing", f"{where}: {what}", owner)
                 continue
             head = fsio.read_bytes(real, 8192)
             if isinstance(head, bytes) and b"\0" in head:
