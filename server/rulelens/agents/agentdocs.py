@@ -28,6 +28,8 @@ BOUNDARY = {
               " directory; without one, the start directory only",
     "filesystem-root": "every directory from `/` down to the start directory",
     "cwd": "the start directory (the workspace folder) only",
+    "root-parent": "from the parent of the nearest `.git` root (without one, the parent of"
+                   " `$HOME`) down to the start directory",
 }
 UP_TO = {
     "cwd": "between the start directory and the file",
@@ -48,6 +50,13 @@ RENDERERS = {
                           " `<INSTRUCTIONS>`; `--- project-doc ---` after the global file",
     "gemini-context": "`--- Context from: <path> ---` … `--- End of Context from: <path> ---`"
                       " per file; on-read files after a tool result",
+    "cline-instructions": "`USER'S CUSTOM INSTRUCTIONS`, then one `# .clinerules/`,"
+                          " `# .cursorrules`, `# .cursor/rules`, `# .windsurfrules`, `# AGENTS.md`"
+                          " section per source, each rule as `<relative path>` + its body",
+    "opencode-instructions": "`Instructions from: <absolute path>` + the content, per file;"
+                             " on-read files attached to the read tool's result",
+    "qwen-context": "`--- Context from: <path relative to the start directory> ---` per file,"
+                    " then baseline rules as `--- Rule from: <path relative to the root> ---`",
 }
 
 
@@ -68,7 +77,7 @@ def _homes(p: AgentProfile) -> str:
         root = f"{base}/{h.path}" if h.path else base
         what = [w for w, on in (("named files", h.named), (f"`{h.rules_dir}/`", h.rules_dir))
                 if on]
-        out.append(f"`{root}` ({', '.join(what)})")
+        out.append(f"`{root}`" + (f" ({', '.join(what)})" if what else ""))
     return "; ".join(out) or "none"
 
 
@@ -99,7 +108,8 @@ def section(p: AgentProfile) -> str:
         lines.append(f"- **Folder trust**: `{p.trust.kind}` (store `{p.trust.store}`);"
                      f" grant: {p.trust.command}")
     frames = "; ".join(RENDERERS.get(r, r) for r in p.renderers) or (
-        "not known (closed source, undocumented): `rulelens render` says so")
+        "not reproduced by RuleLens: `rulelens render` says so" if p.evidence == "code" else
+        "not known (not in the sources RuleLens read): `rulelens render` says so")
     lines.append(f"- **Injected text**: {frames}")
     lines.append(f"- **Sessions** (`rulelens verify`): {describe(p.agent)}")
     lines.append("- **Sources**: " + "; ".join(f"{s.note} — {s.upstream}" for s in p.sources))
@@ -108,6 +118,15 @@ def section(p: AgentProfile) -> str:
         lines += ["", "What RuleLens models (from `rulelens.agents." + p.agent + "`):", "",
                   inspect.cleandoc(module.__doc__)]
     return "\n".join(lines)
+
+
+#: Agents RuleLens does not model, and why: the sentence the page ends with.
+NOT_MODELLED: tuple[tuple[str, str], ...] = (
+    ("Amp", "No first-party source says which files Amp (ampcode.com) loads: the stored"
+            " ampcode.com pages searched for this (December 2026) describe none, and the only"
+            " detailed accounts are third-party reverse engineering (decodeclaude.com"
+            " amp-code-spec, syllago.dev), so RuleLens has no Amp column."),
+)
 
 
 def render() -> str:
@@ -129,7 +148,9 @@ def render() -> str:
         "",
         "",
     ]
-    return "\n".join(head) + "\n\n".join(section(p) for p in PROFILES) + "\n"
+    tail = ["## Not modelled", ""] + [f"- **{name}**: {why}" for name, why in NOT_MODELLED]
+    return ("\n".join(head) + "\n\n".join(section(p) for p in PROFILES) + "\n\n"
+            + "\n".join(tail) + "\n")
 
 
 if __name__ == "__main__":

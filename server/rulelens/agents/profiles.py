@@ -30,7 +30,10 @@ Source = Literal["home", "configured", "project"]
 #: cwd as spelled, each level compared canonically with the root, a root equal to
 #: ``$HOME`` dropped. ``marker``: nearest directory holding one of ``boundary_markers``.
 #: ``filesystem-root``: every ancestor (Claude Code). ``cwd``: the working directory only.
-Boundary = Literal["git-root", "repo-dir-chain", "marker", "filesystem-root", "cwd"]
+#: ``root-parent``: up to the parent of the nearest ``.git`` root (without one, the parent of
+#: ``$HOME``), Qwen Code's walk.
+Boundary = Literal["git-root", "repo-dir-chain", "marker", "filesystem-root", "cwd",
+                   "root-parent"]
 
 #: How frontmatter reaches the model. ``strip-rules``: named files verbatim, files found in
 #: a rules directory stripped (Grok). ``verbatim``: never stripped. ``scope``: stripped and
@@ -557,7 +560,7 @@ QWEN = AgentProfile(
                  NamedFile(".qwen/QWEN.local.md")),
     rules_dirs=(RulesDir(".qwen/rules", recursive=True),),
     home_roots=(HomeRoot("agent-home", rules_dir="rules"),),
-    boundary="marker", boundary_markers=(".git",), gitignore=False, frontmatter="scope",
+    boundary="root-parent", boundary_markers=(".git",), gitignore=False, frontmatter="scope",
     renderers=("qwen-context",), wording=_NO_WORDING, home_env="QWEN_HOME",
     home_default=".qwen", executable="qwen",
     trust=TrustRule("qwen-trusted-folders", command="trust the folder when Qwen Code asks",
@@ -592,7 +595,9 @@ AIDER = AgentProfile(
                        "aider.chat/docs/config/aider_conf.html, /docs/usage/conventions.html"),),
 )
 #: The non-Grok rows, in the side-by-side column order.
-OTHER_AGENTS: tuple[AgentProfile, ...] = (CLAUDE, CODEX, CURSOR, COPILOT, GEMINI, BOOST)
+OTHER_AGENTS: tuple[AgentProfile, ...] = (CLAUDE, CODEX, CURSOR, COPILOT, GEMINI, BOOST,
+                                           CLINE, OPENCODE, QWEN, WINDSURF, KIRO, ZED, JUNIE,
+                                           AIDER, CONTINUE)
 
 #: Every known profile. Append rows here (and to docs/agents.md); nothing else lists them.
 PROFILES: tuple[AgentProfile, ...] = (GROK_1_0_6, GROK_1_0_45, *OTHER_AGENTS)

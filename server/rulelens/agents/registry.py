@@ -16,7 +16,25 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from rulelens.agents import boost, claude, codex, copilot, cursor, fsio, gemini, grok
+from rulelens.agents import (
+    aider,
+    boost,
+    claude,
+    cline,
+    codex,
+    continue_,
+    copilot,
+    cursor,
+    fsio,
+    gemini,
+    grok,
+    junie,
+    kiro,
+    opencode,
+    qwen,
+    windsurf,
+    zed,
+)
 from rulelens.agents.profiles import DEFAULT_AGENT
 from rulelens.agents.record import Agent, Discover
 
@@ -33,6 +51,15 @@ AGENTS: tuple[Agent, ...] = (
     copilot.AGENT,
     gemini.AGENT,
     boost.AGENT,
+    cline.AGENT,
+    opencode.AGENT,
+    qwen.AGENT,
+    windsurf.AGENT,
+    kiro.AGENT,
+    zed.AGENT,
+    junie.AGENT,
+    aider.AGENT,
+    continue_.AGENT,
 )
 
 BY_ID: dict[str, Agent] = {a.id: a for a in AGENTS}

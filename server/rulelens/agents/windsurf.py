@@ -12,7 +12,9 @@ on. Rule files are limited to 12,000 characters (the global file to 6,000, per a
 third-party linter): a longer file gets a note, since the docs do not say what is cut.
 AGENTS.md (WS-F1): at the workspace root an always-on rule; in a subdirectory a glob rule
 ``<directory>/**``, applied when Cascade works on files below it. Auto-generated memories
-(WS-F3) are per workspace and not modelled.
+(WS-F3) are per workspace and not modelled. The legacy ``.windsurfrules`` at the workspace
+root (older builds' rules file, which Cline and Zed read as Windsurf's) is shown at start with
+that caveat: the current docs no longer mention it.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ TRIGGERS = ("always_on", "glob", "model_decision", "manual")
 MAX_RULE_CHARS = 12_000
 MAX_GLOBAL_CHARS = 6_000
 AGENTS_NAMES = ("AGENTS.md", "agents.md")
+LEGACY = ".windsurfrules"
 
 
 def repo_root(cwd: str) -> str | None:
@@ -174,11 +177,13 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     for p in long:
         b.notes.append(f"{p}: over the 12,000 characters a rule file may hold ({DOCS}); the docs"
                        " do not say what Cascade does with the rest.")
-    legacy = os.path.join(cwd, ".windsurfrules")
+    legacy = os.path.join(cwd, LEGACY)
     if fsio.is_file(legacy):
-        b.notes.append("`.windsurfrules` exists: the current docs describe `.windsurf/rules/`"
-                       " and do not say whether the legacy file is still read; it is not"
-                       " shown as loaded.")
+        b.add(ViewFile(legacy, "start", f"legacy {LEGACY} at the workspace root, the rules"
+                       " file of older Windsurf builds (the current docs describe"
+                       " `.windsurf/rules/` and do not say it stopped being read; Cline and Zed"
+                       f" read it as Windsurf's file; {DOCS})", "project", "project",
+                       fsio.size(legacy), fsio.read_text(legacy) or ""))
     b.notes.append("Rules in `.windsurf/rules` folders elsewhere in the workspace are discovered"
                    " too; this view shows those from the git root down to this file."
                    " Auto-generated memories are not shown.")

@@ -114,3 +114,12 @@ def test_ws_f2_glob_without_globs(base: Path, home: Path) -> None:
 def test_ws_f3_memories_are_not_modelled(base: Path, home: Path) -> None:
     """WS-F3: auto-generated memories are per workspace and not shown; the view says so."""
     assert any("memories" in n for n in _view(base, home).notes)
+
+
+def test_legacy_windsurfrules_is_shown_with_its_caveat(base: Path, home: Path) -> None:
+    """Not a research fact: the legacy root file of older builds, which Cline (CL-F11) and
+    Zed (ZD-F1) read as Windsurf's; the current docs no longer mention it, and the line says
+    so."""
+    write(base / ".windsurfrules", "legacy")
+    e = entry(_view(base, home), base / ".windsurfrules")
+    assert e.when == "start" and "do not say it stopped being read" in e.why

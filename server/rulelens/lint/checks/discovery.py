@@ -31,7 +31,7 @@ _OTHER_AGENT: dict[str, tuple[tuple[str, ...], str]] = {
     "GEMINI.md": ((), ""),
     "AGENTS.override.md": ((), ""),
     ".cursorrules": ((), " A legacy Cursor rules file: current Cursor prefers `.cursor/rules`."),
-    ".windsurfrules": (("Windsurf",), ""),
+    ".windsurfrules": ((), ""),
     ".clinerules": (("Cline",), ""),
     "AGENTS.local.md": ((), " A personal-override name some tools use: use CLAUDE.local.md, and"
                             " keep it out of .gitignore."),
