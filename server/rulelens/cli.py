@@ -21,7 +21,7 @@ from rulelens.agents.trust import Override
 from rulelens.present import byte_size, display_path, json_text
 from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
 from rulelens.rules.model import RuleFile
-from rulelens.rules.render import render_iter
+from rulelens.rules.render import empty_reason, render_iter
 
 
 class UsageError(Exception):
@@ -112,23 +112,6 @@ def trust_line(chain: Chain) -> str:
             f" {trust.reason}")
 
 
-def why_empty(chain: Chain, chosen: AgentProfile) -> str:
-    """One line for a chain with no files: why nothing loads, and what to do next."""
-    where = display_path(chain.cwd)
-    head = f"{chosen.display} ({chosen.id}) loads no instruction file in {where}"
-    if chain.withheld:
-        return (f"{head}: {len(chain.withheld)} project file(s) withheld because the folder is"
-                " not trusted; preview them with --trust trusted, or trust the folder in"
-                f" {chosen.display} (`grok --trust`)")
-    if chain.skipped:
-        return (f"{head}: {len(chain.skipped)} file(s) found but not loaded;"
-                " `rulelens chain` says why for each")
-    names = ", ".join(chosen.names()[:4])
-    dirs = ", ".join(d.path for d in chosen.rules_dirs[:2])
-    return (f"{head}: none of {names}, … nor {dirs} there or in the folders above it, and"
-            " none in its home; `rulelens chain --agent all` shows the other agents")
-
-
 def _multi_agent(args: argparse.Namespace) -> bool:
     """``--agent`` other than a Grok profile, several agents, or ``--cwd``: the per-file
     views of ``rulelens.multichain``."""
@@ -190,7 +173,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
                          f" {', '.join(chosen.renderers)})")
     chain = chain_for_path(args.path, agent=chosen.id, trust=args.trust)
     if not chain.files:
-        print(f"rulelens: nothing to render: {why_empty(chain, chosen)}", file=sys.stderr)
+        print(f"rulelens: nothing to render: {empty_reason(chain, chosen)}", file=sys.stderr)
         return 0
     if all(f.held for f in chain.files):
         text = render_rules_for(chain, chosen) if frame == "rules" else render(chain.files)
@@ -282,7 +265,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_inspect(chain, env, chosen))
         if not chain.files:  # stdout stays `grok inspect`'s text; the reason goes to stderr
-            print(f"rulelens: {why_empty(chain, chosen)}", file=sys.stderr)
+            print(f"rulelens: {empty_reason(chain, chosen)}", file=sys.stderr)
     return 0
 
 

@@ -1,15 +1,45 @@
--- The :RuleLensChain sidebar: the chain of the buffer you are looking at, in load order,
--- the files that do not load (with the reason), and the tracker split. <CR> opens the
--- file under the cursor; the sidebar follows buffer switches and rulelens/chainChanged.
--- `:RuleLensChain claude` shows one agent's view, `:RuleLensChain all` every agent's,
--- each naming its start directory. Long reasons wrap to the window width.
+-- The :RuleLensChain sidebar: for the buffer you are looking at, every enabled agent's view
+-- for the same start directory as the code lens and hover (the workspace folder, or
+-- agentCwd), under the same per-agent headline. <CR> opens the file under the cursor; the
+-- sidebar follows buffer switches and rulelens/chainChanged. `:RuleLensChain claude` shows
+-- one agent's view, `:RuleLensChain all` every agent's, `:RuleLensChain here` Grok's chain
+-- for a session started in the file's own folder (load order, skips, tracker split).
+-- Long reasons wrap to the window width.
 local S = {}
 
 local plugin -- the rulelens module (set by setup)
 local state = { buf = nil, source = nil, uri = nil, entries = {}, agent = nil }
 
---- Agents :RuleLensChain accepts (besides no argument: Grok's chain as before).
-S.AGENTS = { "grok", "claude", "codex", "cursor", "copilot", "gemini", "boost", "all" }
+--- The server's agents (rulelens/agents: id, short, display, evidence, ...), once asked.
+S.known = nil
+
+--- Ask the server which agents it knows (the registry), remember them, then `done(list)`.
+function S.fetch_agents(client, bufnr, done)
+  if S.known then return done(S.known) end
+  plugin.request(client, "rulelens/agents", {}, function(err, result)
+    if not err and type(result) == "table" then S.known = result end
+    done(S.known or {})
+  end, bufnr)
+end
+
+--- Completion for :RuleLensChain: every agent id the server knows, and `all`.
+function S.complete()
+  local out = {}
+  if S.known == nil then
+    local client = plugin and plugin.get_clients(vim.api.nvim_get_current_buf())[1]
+    if client and client.request_sync then
+      local ok, reply = pcall(function()
+        if vim.fn.has("nvim-0.11") == 1 then return client:request_sync("rulelens/agents", {}, 2000) end
+        return client.request_sync("rulelens/agents", {}, 2000)
+      end)
+      if ok and reply and type(reply.result) == "table" then S.known = reply.result end
+    end
+  end
+  for _, a in ipairs(S.known or {}) do table.insert(out, a.id) end
+  table.insert(out, "all")
+  table.insert(out, "here")
+  return out
+end
 
 function S.setup(mod) plugin = mod end
 
@@ -136,6 +166,17 @@ local WHEN = { start = "at start", ["on-read"] = "on read", may = "may pull in" 
 local function format_agent(add, view, cols)
   local base = (view.git_root ~= vim.NIL and view.git_root) or view.cwd
   add(("%s — start directory: %s"):format(view.display or view.agent, vim.fn.fnamemodify(view.cwd, ":~")))
+  local withheld = 0
+  for _, s in ipairs(view.skipped) do
+    if s.reason == "untrusted-folder" then withheld = withheld + 1 end
+  end
+  if withheld > 0 then
+    -- Folder trust withholds project files: one line first, with the command that changes it.
+    local cmd = (view.trust_command and view.trust_command ~= vim.NIL)
+      and ("; run `" .. view.trust_command .. "` here") or ""
+    for _, l in ipairs(S.wrap(("  ! Folder not trusted yet: %d project file%s withheld%s")
+      :format(withheld, withheld == 1 and "" or "s", cmd), cols, "    ")) do add(l) end
+  end
   if view.basis_label and view.basis_label ~= "" then add("  (" .. view.basis_label .. ")") end
   for _, note in ipairs(view.notes or {}) do
     for _, l in ipairs(S.wrap("  note: " .. note, cols, "        ")) do add(l) end
@@ -145,19 +186,43 @@ local function format_agent(add, view, cols)
     add(("  %-11s %s%s"):format(WHEN[f.when] or f.when, rel(f.path, base), cut), f.path)
     for _, l in ipairs(S.wrap("              " .. f.why, cols, "              ")) do add(l, f.path) end
   end
+  local foreign = {}
+  for _, p in ipairs((view.foreign ~= vim.NIL and view.foreign) or {}) do foreign[p] = true end
+  local others = {}
   for _, s in ipairs(view.skipped) do
-    add(("  %-11s %s  [%s]"):format("not loaded", rel(s.path, base), s.reason), s.path)
-    for _, l in ipairs(S.wrap("              " .. s.detail, cols, "              ")) do add(l, s.path) end
+    if foreign[s.path] then
+      table.insert(others, rel(s.path, base))
+    else
+      add(("  %-11s %s  [%s]"):format("not loaded", rel(s.path, base), s.reason), s.path)
+      for _, l in ipairs(S.wrap("              " .. s.detail, cols, "              ")) do add(l, s.path) end
+    end
+  end
+  if #others > 0 then
+    -- Other agents' files this one merely does not read: one folded line.
+    for _, l in ipairs(S.wrap(("  other agents' files (%d): %s"):format(#others, table.concat(others, ", ")),
+      cols, "              ")) do add(l) end
   end
 end
 
---- Lines for `:RuleLensChain AGENT` / `:RuleLensChain all`.
-function S.format_agents(name, views, cols)
+--- Lines for `:RuleLensChain`, `:RuleLensChain AGENT` and `:RuleLensChain all`: the
+--- headline (the code lens's words) first, then each agent's view.
+function S.format_agents(name, views, cols, headline)
   local lines, entries, add = collector(name)
   if views == nil or views == vim.NIL or #views == 0 then
     add("")
-    add("No chain: not a file in this workspace.")
+    add("No chain: RuleLens answers for files inside the workspace folders.")
     return lines, entries
+  end
+  if headline and headline ~= vim.NIL then
+    add(headline)
+    local any = false
+    for _, view in ipairs(views) do
+      if #view.files > 0 then any = true end
+    end
+    if not any then
+      for _, l in ipairs(S.wrap("No enabled agent loads an instruction file for this file;"
+        .. " each view below says what it looked for and why nothing loads.", cols, "")) do add(l) end
+    end
   end
   for _, view in ipairs(views) do
     add("")
@@ -169,11 +234,16 @@ end
 local function draw(source, payload)
   local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(source), ":~:.")
   local lines, entries
-  if state.agent == nil then
+  if state.agent == "here" then
     lines, entries = S.format(name, payload, width() - 1)
-  elseif state.agent == "all" then
-    local views = (payload ~= nil and payload ~= vim.NIL) and payload.agents or nil
-    lines, entries = S.format_agents(name, views, width() - 1)
+  elseif state.agent == nil or state.agent == "all" then
+    local ok = payload ~= nil and payload ~= vim.NIL
+    local views = ok and payload.agents or nil
+    local head = ok and (payload.headline or payload.lens) or nil
+    if head and head ~= vim.NIL and payload.cwd then
+      head = head .. " · sessions start in " .. vim.fn.fnamemodify(payload.cwd, ":~")
+    end
+    lines, entries = S.format_agents(name, views, width() - 1, head)
   else
     local views = (payload ~= nil and payload ~= vim.NIL) and { payload } or nil
     lines, entries = S.format_agents(name, views, width() - 1)
@@ -193,12 +263,26 @@ function S.update(source)
     return
   end
   local method, params = "rulelens/chain", { uri = state.uri }
-  if state.agent == "all" then
-    method, params = "rulelens/agentsForFile", { uri = state.uri, agents = { "grok", "claude",
-      "codex", "cursor", "copilot", "gemini", "boost" } }
+  if state.agent == nil then
+    -- The enabled agents (the server's default) for the headline views' start directory.
+    return S.request_view(client, source, "rulelens/agentsForFile", { uri = state.uri })
+  elseif state.agent == "here" then
+    return S.request_view(client, source, method, params)
+  elseif state.agent == "all" then
+    -- Every agent the server knows: the list comes from its registry, not from here.
+    return S.fetch_agents(client, source, function(known)
+      local ids = {}
+      for _, a in ipairs(known) do table.insert(ids, a.id) end
+      S.request_view(client, source, "rulelens/agentsForFile", { uri = state.uri, agents = ids })
+    end)
   elseif state.agent ~= nil then
     params.agent = state.agent
   end
+  S.request_view(client, source, method, params)
+end
+
+--- Send `method` for buffer `source` and draw its answer (if the buffer is still shown).
+function S.request_view(client, source, method, params)
   plugin.request(client, method, params, function(err, result)
     if state.source ~= source then return end
     if err then
@@ -232,14 +316,19 @@ function S.close()
   if win and #vim.api.nvim_list_wins() > 1 then vim.api.nvim_win_close(win, true) end
 end
 
---- `:RuleLensChain [agent]`: no argument toggles Grok's chain; an agent (or `all`) opens
---- that view, or switches the open sidebar to it.
+--- `:RuleLensChain [agent]`: no argument toggles the enabled agents' views (the headline
+--- views' start directory); an agent, `all` or `here` (Grok from the file's own folder)
+--- opens that view, or switches the open sidebar to it.
 function S.toggle(agent)
   if agent == "" then agent = nil end
-  if agent ~= nil and not vim.tbl_contains(S.AGENTS, agent) then
-    vim.notify("RuleLens: unknown agent " .. agent .. " (" .. table.concat(S.AGENTS, ", ") .. ")",
-      vim.log.levels.ERROR)
-    return
+  if agent ~= nil and agent ~= "here" and agent ~= "all" and S.known ~= nil then
+    local ids = {}
+    for _, a in ipairs(S.known) do table.insert(ids, a.id) end
+    if not vim.tbl_contains(ids, (agent:gsub("@.*$", ""))) then
+      vim.notify("RuleLens: unknown agent " .. agent .. " (" .. table.concat(ids, ", ")
+        .. ", all, here)", vim.log.levels.ERROR)
+      return
+    end
   end
   local same = agent == state.agent
   state.agent = agent
@@ -311,7 +400,16 @@ function S.render_text()
   plugin.request(client, "rulelens/render", { uri = vim.uri_from_bufnr(source) },
     function(err, result)
       if err or result == nil or result == vim.NIL then
-        vim.notify("RuleLens: nothing is injected for this buffer", vim.log.levels.INFO)
+        vim.notify("RuleLens: nothing to render: this buffer is not a file inside the workspace"
+          .. " folders", vim.log.levels.INFO)
+        return
+      end
+      if result.text == "" then
+        -- An empty prompt says why (untrusted folder, nothing found) instead of a blank buffer.
+        local why = (result.empty and result.empty ~= vim.NIL) and result.empty
+          or "no instruction file loads for this buffer"
+        vim.notify("RuleLens: nothing to render: " .. why, vim.log.levels.INFO)
+        S.last_render_message = why
         return
       end
       vim.cmd("botright new")

@@ -14,6 +14,7 @@ from typing import Any
 from rulelens.lsp.session import TrackerSplit
 from rulelens.present import byte_size, display_path, printable_data
 from rulelens.rules import Chain, SkipReason, render
+from rulelens.rules.render import empty_reason
 
 
 def _base(chain: Chain) -> str:
@@ -136,7 +137,13 @@ def chain_payload(chain: Chain, split: TrackerSplit | None) -> dict[str, Any]:
 def render_payload(chain: Chain) -> dict[str, Any]:
     """``complete`` is false when a file was too large to hold: its section is empty
     (``rulelens render`` streams it)."""
-    return {"text": render(chain.files), "complete": all(f.held for f in chain.files)}
+    out: dict[str, Any] = {"text": render(chain.files),
+                           "complete": all(f.held for f in chain.files)}
+    if not chain.files:  # say why, and what next (`empty` is absent when text is not)
+        from rulelens.agents.profiles import profile
+
+        out["empty"] = empty_reason(chain, profile(chain.agent))
+    return out
 
 
 # ------------------------------------------------------------- frontmatter keys

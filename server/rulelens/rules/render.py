@@ -11,10 +11,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from rulelens.agents.fs import is_within
 from rulelens.agents.rusttext import WHITE_SPACE, trim
 from rulelens.rules.model import RuleFile
+
+if TYPE_CHECKING:
+    from rulelens.agents.profiles import AgentProfile
+    from rulelens.rules.model import Chain
 
 _WS = "[" + re.escape(WHITE_SPACE) + "]"
 _TAG = re.compile(r"<(" + _WS + r"*/?" + _WS + r"*system[-_]reminder)", re.IGNORECASE)
@@ -205,3 +210,22 @@ def render_rules(files: Iterable[RuleFile], grok_home: str, vendor_homes: Iterab
         out.append("</user_rules>\n")
     out.append("</rules>")
     return "".join(out)
+
+
+def empty_reason(chain: Chain, chosen: AgentProfile) -> str:
+    """One line for a chain with no files: why nothing loads, and what to do next."""
+    home = os.path.expanduser("~")
+    where = ("~" + chain.cwd[len(home):] if chain.cwd == home or chain.cwd.startswith(home + "/")
+             else chain.cwd)
+    head = f"{chosen.display} ({chosen.id}) loads no instruction file in {where}"
+    if chain.withheld:
+        return (f"{head}: {len(chain.withheld)} project file(s) withheld because the folder is"
+                " not trusted; preview them with `rulelens render --trust trusted`, or trust the"
+                f" folder in {chosen.display} (`grok --trust`)")
+    if chain.skipped:
+        return (f"{head}: {len(chain.skipped)} file(s) found but not loaded;"
+                " `rulelens chain` says why for each")
+    names = ", ".join(chosen.names()[:4])
+    dirs = ", ".join(d.path for d in chosen.rules_dirs[:2])
+    return (f"{head}: none of {names}, … nor {dirs} there or in the folders above it, and"
+            " none in its home; `rulelens chain --agent all` shows the other agents")
