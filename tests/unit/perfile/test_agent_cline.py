@@ -196,7 +196,7 @@ def test_cl_f14_toggles_from_cline_state_files(base: Path, home: Path) -> None:
 
 
 def test_cl_f14_js_hash_matches_node() -> None:
-    """CL-F14: ``hashString`` of storage-context.ts, values computed with Node 22 on the
+    """CL-F14: ``hashString`` of storage-context.ts, values computed with Node 20 on the
     TypeScript function's body (32-bit wrap, ``Math.abs``, hex, first 8 digits)."""
     assert cline.js_hash("/home/u/proj") == "700ed458"
     assert cline.js_hash("/work/main/examples/demo/repo") == "36e0889f"
