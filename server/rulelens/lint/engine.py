@@ -22,7 +22,15 @@ import os
 
 from rulelens.lint.caches import LintCaches
 from rulelens.lint.candidates import misspelling_candidate
-from rulelens.lint.checks import content, discovery, frontmatter, loading, references, size
+from rulelens.lint.checks import (
+    content,
+    contradictions,
+    discovery,
+    frontmatter,
+    loading,
+    references,
+    size,
+)
 from rulelens.lint.config import LintConfig
 from rulelens.lint.context import Context
 from rulelens.lint.document import Document
@@ -30,7 +38,7 @@ from rulelens.lint.formats import classify
 from rulelens.lint.model import Finding, Range
 from rulelens.rules.model import Chain
 
-FAMILIES = (frontmatter, discovery, loading, size, content, references)
+FAMILIES = (frontmatter, discovery, loading, size, content, contradictions, references)
 
 
 def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
@@ -53,7 +61,7 @@ def lint_document(path: str, text: str, chain: Chain | None, config: LintConfig,
         return ctx.findings
     too_big = len(text) > config.thresholds.max_lint_bytes
     for family in FAMILIES:
-        if too_big and family in (content, references):
+        if too_big and family in (content, contradictions, references):
             continue
         family.run(ctx)
     if too_big:

@@ -360,6 +360,22 @@ CHECKS: tuple[Check, ...] = (
        " once.",
        ("Grok Build de-duplication by canonical path (spec §3.5)",
         "issue #14 survey (36 KiB pair, ~18.6k tokens)"), False),
+    _c("RL406", "contradiction", "content", "warning",
+       "Two files one agent loads together contradict each other",
+       "The package manager, the test runner, the formatter, the indentation, or \"always X\""
+       " / \"never X\" on the same action and object, stated one way in this file and the"
+       " other way in a file loaded with it (this folder's or an ancestor's named files and"
+       " rules directories). Reported once, on the deeper file, naming both files and lines"
+       " and, for every agent whose model loads both for a file in the deeper folder, which"
+       " one it sees last (deeper last for Grok and Codex; OpenCode merges deepest first;"
+       " Zed reads one file, so never both). Sibling folders and files no agent loads"
+       " together are not compared; scoped wording (\"npm for the docs site, pnpm"
+       " elsewhere\", \"when\", \"unless\", \"only\") claims nothing.",
+       ("issue #23 (two .claude/rules files with MUST / MUST NOT that deadlock the agent)",
+        "rulelens.agents views (load order per agent)", "skillsaw contradictions"), False,
+       bad="AGENTS.md: Use pnpm for everything.\napps/web/AGENTS.md: Always use npm here.",
+       good="AGENTS.md: Use pnpm, except npm for the docs site in `docs/`.\n"
+            "apps/web/AGENTS.md: (no package-manager line; the root's applies)"),
     # ------------------------------------------------------------------- references
     _c("RL501", "import-missing", "references", "error",
        "`@import` target does not exist",

@@ -186,6 +186,12 @@ CASES: list[Case] = [
          "AGENTS.md", {"AGENTS.md": f"# Rules\n\n{PARA}\n",
                        "CLAUDE.md": "# Claude\n\n@AGENTS.md\n"},
          says="Identical to CLAUDE.md"),
+    Case("RL406", {"AGENTS.md": "# Rules\n\nUse pnpm for everything.\n",
+                   "apps/web/AGENTS.md": "# Web\n\nAlways use npm here.\n"},
+         "apps/web/AGENTS.md",
+         {"AGENTS.md": "# Rules\n\nUse pnpm, except npm for the docs site.\n",
+          "apps/web/AGENTS.md": "# Web\n\nUse pnpm here too.\n"}, "apps/web/AGENTS.md",
+         says="Contradicts AGENTS.md:3 on the package manager"),
     # ------------------------------------------------------------ references
     Case("RL501", {"CLAUDE.md": "# Rules\n\nSee @docs/style.md for the style guide.\n"},
          "CLAUDE.md", {"CLAUDE.md": "# Rules\n\nSee @docs/style.md for the style guide.\n",

@@ -1,0 +1,246 @@
+"""Contradictions between two files one agent loads together (RL406).
+
+Claims are read per file on four subjects: the package manager, the test runner, the
+formatter and the indentation, plus "always X" / "never X" on the same action and object.
+A sentence that names two choices ("npm for the docs site, pnpm elsewhere"), or limits
+itself (``when``, ``unless``, ``except``, ``only``, ``in `dir```), is scoped wording and
+claims nothing. A file that claims two choices itself is not judged on that subject.
+
+Partners are the instruction files that can load with this one: named files of the same
+and every ancestor folder and the rule files of those folders' rules directories (sibling
+folders never load together). A pair is reported once, on the deeper file (or, in one
+folder, the later name), and only when some agent of the registry loads both for a file
+in the deeper file's folder: the message names both files and lines and, per agent that
+loads both, which one it sees last (its view's order: deeper last for Grok and Codex,
+OpenCode's deepest-first merge, Zed's single file never pairs).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from rulelens.lint.checks.agents import agent_env
+from rulelens.lint.context import Context
+from rulelens.lint.formats import RULE_DIRS, classify
+from rulelens.lint.model import Range, Related
+
+CODES = ("RL406",)
+
+_SUBJECTS: dict[str, tuple[str, ...]] = {
+    "package manager": ("npm", "pnpm", "yarn", "bun"),
+    "test runner": ("jest", "vitest", "mocha", "ava", "pytest", "unittest"),
+    "formatter": ("prettier", "biome", "black", "dprint", "ruff format", "yapf", "autopep8"),
+}
+#: "use `pnpm exec x`", "do not use `pnpm add`": a command of the tool, not a choice of it.
+_SUBCOMMANDS = (r"(?:add|exec|install|i|run|dlx|x|test|build|remove|update|link|publish"
+                r"|audit|why|ci|format|check|lint)")
+_CHOICE = {s: re.compile(
+    r"\b(?:use|uses|using|prefer|run (?:tests |it |them )?with|written (?:in|with)|"
+    r"managed (?:by|with)|(?:" + re.escape(s) + r")\s*(?:is|:))\s+`?("
+    + "|".join(re.escape(c) for c in cs) + r")(?:`|(?![\w-])(?!\s+" + _SUBCOMMANDS + r"\b))",
+    re.IGNORECASE)
+    for s, cs in _SUBJECTS.items()}
+_NEVER_CHOICE = {s: re.compile(
+    r"\b(?:never|do not|don't|must not|avoid|no)\s+(?:use\s+)?`?("
+    + "|".join(re.escape(c) for c in cs) + r")(?:`|(?![\w-])(?!\s+" + _SUBCOMMANDS + r"\b))",
+    re.IGNORECASE)
+    for s, cs in _SUBJECTS.items()}
+_INDENT = re.compile(r"\bindent\w*\b[^.\n]*?\b(?:with\s+)?(\d)[- ]spaces?\b|\b(\d)[- ]spaces?\b"
+                     r"[^.\n]*?\bindent|\bindent\w*\b[^.\n]*?\b(tabs)\b", re.IGNORECASE)
+_ACTION = (r"(use|run|add|commit|call|import|write|include|enable|disable|create|edit|modify"
+           r"|delete|push|mock|install)\s+(?:(?:a|an|the|any|new|your|this|that|these)\s+)?"
+           r"(`[^`\n]+`|[\w@./:-]{3,})")
+_ALWAYS = re.compile(r"\b(?:always|must)\s+" + _ACTION, re.IGNORECASE)
+_NEVER = re.compile(r"\b(?:never|must not|mustn't|do not|don't)\s+" + _ACTION, re.IGNORECASE)
+_SCOPED = re.compile(r"\b(?:when|unless|except|only|if|for the|inside|under|in `|elsewhere"
+                     r"|otherwise|instead of|rather than|but)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+@dataclass(frozen=True)
+class Claim:
+    subject: str  # "package manager", "always: use foo", ...
+    value: str  # "pnpm", "yes"/"no" for always/never
+    line: int
+    text: str
+
+
+def claims(text: str) -> list[Claim]:
+    """Unscoped claims of ``text``, fenced code left out; subjects with two values in the
+    same file dropped."""
+    out: list[Claim] = []
+    in_fence = False
+    for n, line in enumerate(text.split("\n")):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        for m in _SENTENCE.finditer(line):
+            sentence = m.group()
+            if _SCOPED.search(sentence):
+                continue
+            out.extend(_sentence_claims(sentence, n))
+    by_subject: dict[str, set[str]] = {}
+    for c in out:
+        by_subject.setdefault(c.subject, set()).add(c.value)
+    return [c for c in out if len(by_subject[c.subject]) == 1]
+
+
+def _sentence_claims(sentence: str, n: int) -> Iterator[Claim]:
+    low = sentence.lower()
+    for subject, choices in _SUBJECTS.items():
+        named = {c for c in choices if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", low)}
+        if len(named) != 1:
+            continue  # none, or a contrast of two ("npm for docs, pnpm elsewhere")
+        neg = _NEVER_CHOICE[subject].search(sentence)
+        if neg:
+            yield Claim(f"not {subject}", neg.group(1).lower(), n, sentence.strip())
+            continue
+        pos = _CHOICE[subject].search(sentence)
+        if pos:
+            yield Claim(subject, pos.group(1).lower(), n, sentence.strip())
+    m = _INDENT.search(sentence)
+    if m:
+        yield Claim("indentation", (m.group(1) or m.group(2) or "tabs").lower(), n,
+                    sentence.strip())
+    for m in _ALWAYS.finditer(sentence):
+        yield Claim(f"rule: {_key(m)}", "always", n, sentence.strip())
+    for m in _NEVER.finditer(sentence):
+        yield Claim(f"rule: {_key(m)}", "never", n, sentence.strip())
+
+
+def _key(m: re.Match[str]) -> str:
+    return f"{m.group(1).lower()} {m.group(2).strip('`').lower()}"
+
+
+def conflicts(mine: list[Claim], theirs: list[Claim]) -> Iterator[tuple[Claim, Claim, str]]:
+    """``(my claim, their claim, subject)`` for each pair that cannot both hold."""
+    seen: set[str] = set()
+    for a in mine:
+        for b in theirs:
+            subject = a.subject.removeprefix("not ")
+            key = subject
+            if subject in seen:
+                continue
+            differ = a.subject == b.subject and a.value != b.value and \
+                not a.subject.startswith("not ")
+            denied = {a.subject, b.subject} == {subject, f"not {subject}"} and a.value == b.value
+            if differ or denied:
+                seen.add(key)
+                yield a, b, subject
+
+
+def _partners(ctx: Context) -> list[str]:
+    """Instruction files of this folder and its ancestors (up to the repository root)
+    that can load with this one, the document itself left out."""
+    from rulelens.agents.registry import AGENTS
+
+    names = {n.name for a in AGENTS for row in a.profiles for n in row.named_files}
+    root = ctx.git_root
+    if root is None:
+        return []
+    doc = ctx.doc
+    out: list[str] = []
+    directory = doc.fmt.owner
+    root = os.path.normpath(root)
+    while True:
+        for name in sorted(names):
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                out.append(path)
+        for container, sub, _ in RULE_DIRS:
+            rules = os.path.join(directory, container, sub) if sub else \
+                os.path.join(directory, container)
+            try:
+                entries = sorted(os.listdir(rules))
+            except OSError:
+                continue
+            out.extend(os.path.join(rules, e) for e in entries
+                       if e.endswith((".md", ".mdc")) and os.path.isfile(os.path.join(rules, e)))
+        if os.path.normpath(directory) == root or not directory.startswith(root):
+            break
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    mine = os.path.realpath(doc.path)
+    return [p for p in dict.fromkeys(out) if os.path.realpath(p) != mine]
+
+
+def _reported_here(ctx: Context, other: str) -> bool:
+    """A pair is reported on the deeper file, or in one folder on the later path."""
+    mine, theirs = ctx.doc.fmt.owner, classify(other).owner
+    if mine != theirs:
+        return len(mine) > len(theirs)
+    return ctx.doc.path > other
+
+
+def run(ctx: Context) -> None:
+    doc = ctx.doc
+    if doc.fmt.kind == "other" or not ctx.config.enabled("RL406") or "RL406" in doc.disabled:
+        return
+    text = doc.text
+    low = text.lower()
+    if not any(w in low for w in ("use", "always", "never", "indent", "must", "don't",
+                                  "do not")):
+        return
+    mine = claims(text[doc.offset_of_line(doc.body_line):] if doc.body_line else text)
+    if not mine:
+        return
+    base = doc.body_line
+    for other in _partners(ctx):
+        if not _reported_here(ctx, other):
+            continue
+        theirs = claims(ctx.caches.related.get(other, ctx.disk).text)
+        for a, b, subject in conflicts(mine, theirs):
+            readers = _loaded_together(ctx, other)
+            if not readers:
+                continue  # no agent loads both: not a contradiction anyone sees
+            rel = ctx.rel(other)
+            line = a.line + base
+            about = f"`{subject[6:]}` (always / never)" if subject.startswith("rule: ") \
+                else f"the {subject}"
+            ctx.emit("RL406", f"Contradicts {rel}:{b.line + 1} on {about}:"
+                     f" line {line + 1} says \"{_short(a.text)}\", {rel} says"
+                     f" \"{_short(b.text)}\". Loaded together by {readers}.",
+                     doc.line_range(line),
+                     related=[Related(other, Range.of(b.line, 0, b.line, len(b.text)),
+                                      "the other side")])
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _loaded_together(ctx: Context, other: str) -> str:
+    """``Grok (AGENTS.md last), Codex CLI (…)`` for each agent whose view, for a file in
+    the deeper folder, holds both files; ``""`` when none does."""
+    from rulelens.agents.registry import AGENTS
+
+    mine_real = os.path.realpath(ctx.doc.path)
+    other_real = os.path.realpath(other)
+    deeper = ctx.doc.path if _reported_here(ctx, other) else other
+    cwd = classify(deeper).owner
+    env = agent_env()
+    parts: list[str] = []
+    for agent in AGENTS:
+        if agent.engine:
+            # Grok: the chain lint already resolved for this folder (trusted, as lint
+            # judges a repository its maintainers work in).
+            if ctx.chain is None or cwd != ctx.doc.fmt.owner:
+                continue
+            order = [os.path.realpath(f.path) for f in ctx.chain.files]
+        else:
+            try:
+                view = agent.view(cwd, deeper, env)
+            except Exception:  # one agent's model failing must not stop lint
+                continue
+            order = [os.path.realpath(f.path) for f in view.files]
+        if mine_real in order and other_real in order:
+            last = ctx.doc.path if order.index(mine_real) > order.index(other_real) else other
+            parts.append(f"{agent.display} ({ctx.rel(last)} last)")
+    return ", ".join(parts)

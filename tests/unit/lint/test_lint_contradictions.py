@@ -1,0 +1,79 @@
+"""Issue #23 item 3: contradictions between two files one agent loads together (RL406).
+
+Real repositories on disk; which agent loads both, and which file it sees last, comes
+from the agents' own views (Grok from lint's chain).
+"""
+
+from __future__ import annotations
+
+import pytest
+from lintrepo import Repo
+
+
+def rl406(repo: Repo, rel: str) -> list[str]:
+    return [f.message for f in repo.lint(rel) if f.code == "RL406"]
+
+
+PAIRS = {
+    "package-manager": ("Use pnpm for everything.", "Always use npm here.", "package manager"),
+    "test-runner": ("Tests use vitest.", "We use jest for tests.", "test runner"),
+    "formatter": ("Format with prettier; we use prettier.", "We use biome.", "formatter"),
+    "indentation": ("Indent with 2 spaces.", "Indent with 4 spaces.", "indentation"),
+    "always-never": ("Always run `make lint` before pushing.",
+                     "Never run `make lint`; it is slow.", "`run make lint` (always / never)"),
+    "never-the-manager": ("Use yarn.", "Never use yarn in this repository.",
+                          "package manager"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_root_and_nested_file_contradict(repo: Repo, name: str) -> None:
+    root, nested, subject = PAIRS[name]
+    repo.files({"AGENTS.md": f"# Rules\n\n{root}\n", "apps/web/AGENTS.md": f"# Web\n\n{nested}\n"})
+    found = rl406(repo, "apps/web/AGENTS.md")
+    assert len(found) == 1, found
+    msg = found[0]
+    about = subject if subject.startswith("`") else "the " + subject
+    assert f"Contradicts AGENTS.md:3 on {about}" in msg, msg
+    # Deeper wins for Grok and Codex; OpenCode merges deepest first (the root last).
+    assert "Grok (apps/web/AGENTS.md last)" in msg and "Codex CLI (apps/web/AGENTS.md last)" in msg
+    assert "OpenCode (AGENTS.md last)" in msg and "Zed" not in msg
+    assert rl406(repo, "AGENTS.md") == []  # reported once, on the deeper file
+
+
+def test_two_claude_rules_must_and_must_not(repo: Repo) -> None:
+    """The issue's deadlock: two unconditional `.claude/rules` files, MUST and MUST NOT."""
+    repo.files({".claude/rules/a-testing.md": "# Testing\n\nYou must mock `fetch` in tests.\n",
+                ".claude/rules/b-network.md": "# Network\n\nYou must not mock `fetch`.\n"})
+    found = rl406(repo, ".claude/rules/b-network.md")
+    assert len(found) == 1 and "Claude Code" in found[0], found
+    assert ".claude/rules/a-testing.md:3" in found[0]
+    assert rl406(repo, ".claude/rules/a-testing.md") == []
+
+
+LOOK_ALIKES = {
+    "scoped": ("Use pnpm, except npm for the docs site.", "Use npm when editing docs."),
+    "command-not-choice": ("Use pnpm.", "Do not use `pnpm add`; edit package.json instead."),
+    "same-choice": ("Use pnpm.", "Always use pnpm here too."),
+    "different-objects": ("Always add a changeset.", "Do not add a second query."),
+    "fenced": ("Use pnpm.", "```sh\n# use npm\nnpm install\n```"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOK_ALIKES))
+def test_look_alikes_are_no_contradiction(repo: Repo, name: str) -> None:
+    root, nested = LOOK_ALIKES[name]
+    repo.files({"AGENTS.md": f"# Rules\n\n{root}\n", "apps/web/AGENTS.md": f"# Web\n\n{nested}\n"})
+    assert rl406(repo, "apps/web/AGENTS.md") == []
+
+
+def test_sibling_folders_never_load_together(repo: Repo) -> None:
+    repo.files({"apps/web/AGENTS.md": "# Web\n\nUse npm.\n",
+                "apps/api/AGENTS.md": "# API\n\nUse pnpm.\n"})
+    assert rl406(repo, "apps/web/AGENTS.md") == [] and rl406(repo, "apps/api/AGENTS.md") == []
+
+
+def test_files_no_agent_loads_together_are_not_compared(repo: Repo) -> None:
+    """GEMINI.md and AGENTS.md in one folder: no modelled agent's default view holds both."""
+    repo.files({"AGENTS.md": "# Rules\n\nUse pnpm.\n", "GEMINI.md": "# Gemini\n\nUse npm.\n"})
+    assert rl406(repo, "GEMINI.md") == [] and rl406(repo, "AGENTS.md") == []
