@@ -20,6 +20,7 @@ from typing import Any
 
 from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match, split_globs
+from rulelens.agents.linearre import Unsupported, compile_bounded
 from rulelens.agents.meta import yaml_meta
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile, When
@@ -28,6 +29,8 @@ PROFILE = profiles.CONTINUE
 ID = PROFILE.agent
 DISPLAY = PROFILE.display
 DOCS = "per Continue docs, 2026-08"
+#: How much of the edited file a rule's ``regex`` is matched against.
+REGEX_TEXT = 256 * 1024
 #: Frontmatter keys a Continue markdown rule reads.
 KEYS = frozenset({"name", "description", "globs", "regex", "alwaysApply"})
 
@@ -77,9 +80,13 @@ def decide(meta: Mapping[str, Any], rel: str | None, text: str | None) -> tuple[
 
 
 def _search(pattern: str, text: str) -> bool:
+    """``new RegExp(pattern).test(text)`` (no flags: ``^`` is the start of the text), run by
+    :func:`compile_bounded` so a backtracking-prone pattern in a rule cannot hang the view;
+    only the first :data:`REGEX_TEXT` characters are searched. A pattern the linear matcher
+    cannot run (``\\s`` next to many repeats) counts as no match."""
     try:
-        return re.search(pattern, text, re.MULTILINE) is not None
-    except re.error:
+        return bool(compile_bounded(r"(?:.|\n)*?(?:" + pattern + ")").match(text[:REGEX_TEXT]))
+    except (re.error, Unsupported, RecursionError):
         return False
 
 

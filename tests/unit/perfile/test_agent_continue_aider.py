@@ -58,9 +58,12 @@ def test_ct_f2_regex_matches_file_text(base: Path, home: Path) -> None:
     rx = write(ws / ".continue" / "rules" / "rx.md", "---\nregex: \"^import .* from\"\n---\nR")
     both = write(ws / ".continue" / "rules" / "both.md",
                  "---\nglobs: \"**/*.ts\"\nregex: \"useEffect\"\n---\nS")
-    v = _continue(ws, home, write(ws / "a.ts", "import x from 'y'\n"))
+    alt = write(ws / ".continue" / "rules" / "alt.md",
+                "---\nregex: [\"useEffect|useState\"]\n---\nT")
+    v = _continue(ws, home, write(ws / "a.ts", "import x from 'y'\nuseState(1)\n"))
     assert entry(v, rx).when == "on-read"
     assert skipped(v, both).reason == "globs-no-match"
+    assert entry(v, alt).when == "on-read" and "useEffect|useState" in entry(v, alt).why
 
 
 def test_ad_f1_nothing_loads_unless_read_names_it(base: Path, home: Path) -> None:
@@ -96,3 +99,19 @@ def test_ad_f2_config_search_order_later_wins(base: Path, home: Path) -> None:
     assert loaded(v) == [str(cwd / "CWD.md")] and any("later wins" in n for n in v.notes)
     forced = write(base / "only.yml", f"read: {home / 'HOME.md'}\n")
     assert loaded(_aider(cwd, home, AIDER_CONFIG=str(forced))) == [str(home / "HOME.md")]
+
+
+def test_ct_f2_regex_cannot_hang_the_view(base: Path, home: Path) -> None:
+    """A backtracking-prone ``regex`` (``(a+)+$``) over a long line answers at once (the
+    linear matcher); ``^`` is the start of the text, as in a JS RegExp without flags."""
+    import time
+
+    ws = base / "ws"
+    evil = write(ws / ".continue" / "rules" / "evil.md", "---\nregex: \"(a+)+$\"\n---\nE")
+    anchored = write(ws / ".continue" / "rules" / "anchored.md", "---\nregex: \"^b\"\n---\nB")
+    target = write(ws / "a.txt", "a" * 5000 + "!\nb\n")
+    started = time.monotonic()
+    v = _continue(ws, home, target)
+    assert time.monotonic() - started < 5
+    assert skipped(v, evil).reason == "globs-no-match"
+    assert skipped(v, anchored).reason == "globs-no-match"
