@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rulelens.agents import safeio
+from rulelens.agents import bounded, safeio
 from rulelens.agents.profiles import GROK_1_0_6
 from rulelens.agents.rusttext import trim
 
@@ -104,12 +104,12 @@ def read_config(grok_home: str) -> tuple[dict[str, object], str]:
     except OSError as exc:
         raise ConfigError(f"{shown}: cannot read ({safeio.describe(exc)})") from None
     try:
-        return tomllib.loads(raw.decode("utf-8")), path
+        return bounded.toml_loads(raw.decode("utf-8")), path
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{shown}: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{shown}: invalid TOML: {exc}") from None
-    except RecursionError:  # tomllib recurses once per level of [[[...]]] or {a={...}}
+    except bounded.TooDeep:  # scanned before tomllib, which recurses once per level
         raise ConfigError(f"{shown}: invalid TOML: arrays or tables nested too deeply"
                           " to parse") from None
 

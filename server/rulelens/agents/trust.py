@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rulelens.agents import safeio
+from rulelens.agents import bounded, safeio
 from rulelens.agents.compat import env_bool
 from rulelens.agents.fs import canonical, discover_git_root, exists, is_dir, is_within
 
@@ -141,8 +141,8 @@ class TrustStore:
         except OSError as exc:
             return cls(path, {}, f"cannot read it ({safeio.describe(exc)})")
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+            data = bounded.toml_loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, bounded.TooDeep) as exc:
             return cls(path, {}, f"it does not parse ({type(exc).__name__})")
         table = data.get("folders", {})
         if not isinstance(table, dict):
@@ -205,8 +205,8 @@ def feature_enabled(env: Mapping[str, str], config: Mapping[str, object],
 
 def _toml_table(path: str) -> dict[str, Any] | None:
     try:
-        data = tomllib.loads(safeio.read_bytes(path, safeio.CONFIG_LIMIT).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        data = bounded.toml_loads(safeio.read_bytes(path, safeio.CONFIG_LIMIT).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, bounded.TooDeep):
         return None
     return data
 
@@ -235,12 +235,10 @@ def _config_marker(path: str) -> str | None:
 def _claude_json_marker(home: str | None, cwd: str) -> bool:
     if home is None:
         return False
-    import json
-
     try:
-        data = json.loads(safeio.read_bytes(os.path.join(home, ".claude.json"),
-                                            safeio.CONFIG_LIMIT))
-    except (OSError, ValueError, RecursionError):
+        data = bounded.json_loads(safeio.read_bytes(os.path.join(home, ".claude.json"),
+                                                    safeio.CONFIG_LIMIT))
+    except (OSError, ValueError):  # not JSON, or nested too deeply (bounded.TooDeep)
         return False
     projects = data.get("projects") if isinstance(data, dict) else None
     entry = projects.get(cwd) if isinstance(projects, dict) else None

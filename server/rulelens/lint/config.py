@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from rulelens.agents import safeio
+from rulelens.agents import bounded, safeio
 from rulelens.lint.model import SEVERITY_ORDER, Severity
 from rulelens.lint.registry import BY_CODE
 
@@ -102,14 +102,15 @@ def load_config(repo_root: str) -> LintConfig:
 
 def _read_toml(path: str) -> tuple[dict[str, Any], str | None]:
     try:
-        return tomllib.loads(safeio.read_bytes(path, safeio.CONFIG_LIMIT).decode("utf-8")), None
+        return bounded.toml_loads(
+            safeio.read_bytes(path, safeio.CONFIG_LIMIT).decode("utf-8")), None
     except OSError as exc:
         return {}, f"{path}: cannot be read ({safeio.describe(exc)}); using default lint settings"
     except UnicodeDecodeError as exc:
         return {}, f"{path}: cannot be read ({exc}); using default lint settings"
     except tomllib.TOMLDecodeError as exc:
         return {}, f"{path}: not valid TOML ({exc}); using default lint settings"
-    except RecursionError:
+    except bounded.TooDeep:  # scanned before tomllib, which recurses once per level
         return {}, (f"{path}: not valid TOML (nested too deeply to parse); using default"
                     " lint settings")
 
