@@ -461,7 +461,7 @@ WINDSURF = AgentProfile(
     id="windsurf@2026-12",
     evidence="docs", source="https://docs.windsurf.com/windsurf/cascade/memories (seen 2026-12)",
     display="Windsurf", title="Windsurf / Devin Desktop Cascade (per docs as stored, 2026-12)",
-    named_files=(NamedFile("AGENTS.md"),),
+    named_files=(NamedFile("AGENTS.md"), NamedFile(".windsurfrules")),
     rules_dirs=(RulesDir(".windsurf/rules"), RulesDir(".devin/rules")),
     home_roots=(HomeRoot("home", ".codeium/windsurf/memories", named=False, rules_dir=None),),
     boundary="git-root", gitignore=False, frontmatter="scope", renderers=(),
