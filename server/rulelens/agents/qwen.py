@@ -42,7 +42,6 @@ LOCAL = ".qwen/QWEN.local.md"
 SOURCE = "exact from Qwen Code source @0f8ce082"
 RULES_SOURCE = "exact from Qwen Code rulesDiscovery.ts @1aba1b9f"
 _FRONT = re.compile(r"^---\n([\s\S]*?)\n---(?:\n|$)([\s\S]*)$")
-_COMMENT = re.compile(r"<!--[\s\S]*?-->")
 UNSEEN = ("Also loaded, not shown: directories added with --include-directories (walked like"
           " the start directory), extension context files, and auto-memory under"
           f" ~/.qwen/projects/ ({SOURCE}).")
@@ -178,7 +177,25 @@ def parse_rule(text: str) -> tuple[list[str] | None, str | None, str]:
                 paths = [raw]
             if meta.get("description") is not None:
                 desc = str(meta["description"])
-    return paths, desc, _COMMENT.sub("", body).strip()
+    return paths, desc, strip_comments(body).strip()
+
+
+def strip_comments(text: str) -> str:
+    r"""``content.replace(/<!--[\s\S]*?-->/g, '')`` in one pass (an unclosed ``<!--`` and
+    everything after it stays, as in the regex), linear in the text."""
+    out: list[str] = []
+    pos = 0
+    while True:
+        start = text.find("<!--", pos)
+        if start < 0:
+            break
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break
+        out.append(text[pos:start])
+        pos = end + 3
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def dot_match(pattern: str, rel: str) -> bool:

@@ -167,3 +167,17 @@ def test_qwen_home_moves_global_files_not_rules(base: Path, home: Path) -> None:
     r = write(home / ".qwen" / "rules" / "r.md", "home rule")
     write(home / ".qwen" / "QWEN.md", "ignored: QWEN_HOME moved it")
     assert loaded(_view(base / "ws", home, QWEN_HOME=str(alt))) == [str(g), str(r)]
+
+
+def test_qw_f8_comment_stripping_is_the_regex_in_one_pass() -> None:
+    """QW-F8: HTML comments are removed exactly as ``/<!--[\\s\\S]*?-->/g`` does, and a
+    rule full of unclosed ``<!--`` does not make the view quadratic."""
+    import re
+    import time
+
+    regex = re.compile(r"<!--[\s\S]*?-->")
+    for text in ("a<!--x-->b", "<!--<!--x-->y-->z", "a<!--b", "<!---->c<!--", "<!--->-->q"):
+        assert qwen.strip_comments(text) == regex.sub("", text)
+    started = time.monotonic()
+    assert qwen.strip_comments("<!--" * 200_000) == "<!--" * 200_000
+    assert time.monotonic() - started < 1
