@@ -140,3 +140,48 @@ def test_fix_refuses_a_file_changed_after_the_lint_read(tmp_path: Path) -> None:
     rule.write_bytes(b"old\nappended\n")
     assert write_if_unchanged(str(rule), b"old\n", b"x\n") == f"{rule}: {CHANGED}"
     assert rule.read_bytes() == b"old\nappended\n"
+
+
+def test_fix_without_a_lease_replaces_atomically_and_still_compares(tmp_path: Path) -> None:
+    """Where no lease can be had (here: the lease-break signal has a handler, as it may in
+    an embedding program) the write goes through a temporary file and ``os.replace``: the
+    mode is kept, no temporary file is left, and a changed file is still refused."""
+    import signal
+
+    from rulelens.lint.fixes import write_if_unchanged
+
+    rule = tmp_path / "AGENTS.md"
+    rule.write_bytes(b"old\n")
+    rule.chmod(0o604)
+    before = rule.stat().st_ino
+    old = signal.signal(signal.SIGURG, lambda *_: None)
+    try:
+        assert write_if_unchanged(str(rule), b"old\n", b"new\n") is None
+        assert rule.read_bytes() == b"new\n"
+        assert rule.stat().st_ino != before  # replaced, not written in place
+        assert rule.stat().st_mode & 0o777 == 0o604
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["AGENTS.md"]
+        assert write_if_unchanged(str(rule), b"old\n", b"x\n") == f"{rule}: {CHANGED}"
+        assert rule.read_bytes() == b"new\n"
+    finally:
+        signal.signal(signal.SIGURG, old)
+
+
+def test_fix_refuses_a_file_another_program_keeps_open(tmp_path: Path) -> None:
+    """A program holding the file open (``tail -f``, a logger) might write to it at any
+    time: nothing is written, and the line says why."""
+    from rulelens.lint.fixes import write_if_unchanged
+
+    rule = tmp_path / "AGENTS.md"
+    rule.write_bytes(b"old\n")
+    holder = subprocess.Popen(["sh", "-c", 'exec 3>>"$0"; echo open; read -r _', str(rule)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+        line = write_if_unchanged(str(rule), b"old\n", b"new\n")
+        assert line == f"{rule}: open in another program — nothing written; re-run"
+        assert rule.read_bytes() == b"old\n"
+    finally:
+        holder.communicate("\n", timeout=TIMEOUT_S)
+    assert write_if_unchanged(str(rule), b"old\n", b"new\n") is None  # closed: written
+    assert rule.read_bytes() == b"new\n"
