@@ -42,6 +42,9 @@ LOCAL_EXCLUDED = ("workflows", "hooks", "skills")
 IGNORED_DIRS = frozenset({"node_modules", "__pycache__", "env", "venv", "dist", "out", "bundle",
                           "vendor", "tmp", "temp", "deps", "Pods"})
 LIST_LIMIT = 500
+#: RuleLens' own bounds on a rules folder walk (Cline has none): files kept, folders listed.
+MAX_FILES = 5000
+MAX_DIRS = 10000
 _FRONT = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$")
 
 
@@ -165,8 +168,10 @@ def read_directory(top: str, excluded: tuple[str, ...] = ()) -> tuple[list[str],
     files: list[str] = []
     links: list[str] = []
     queue = [top]
-    while queue and len(files) < 5000:
+    listed = 0
+    while queue and len(files) < MAX_FILES and listed < MAX_DIRS:
         d = queue.pop(0)
+        listed += 1
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except OSError:
