@@ -8,18 +8,33 @@
 --   :RuleLensRemember [text]       preview the exact text, choose the scope, confirm, write
 --   :RuleLensMemoryStatus          which store the agent uses and why, roots, index, dream
 --   :RuleLensMemoryContext [query] the first-turn <memory-context> block, read-only
+--   :RuleLensMemoryAgent [grok|all|claude|codex|gemini|qwen]  whose memory :RuleLensMemory
+--                                  searches (toggles grok/all without an argument); other
+--                                  agents' hits are grouped by agent and marked "injected at
+--                                  start" or "on demand"
+--   :RuleLensMemoryLive [query]    a prompt buffer that re-searches as you type (every
+--                                  agent's memory with `all`); <C-n>/<C-p> move, <CR> opens
 local M = {}
 
 local plugin -- the rulelens module (set by setup)
 M.rank = "agent"
 M.sources = { "memory" }
+M.agent = "grok"
+--- Live search: wait this long after the last keystroke before asking the server.
+M.debounce_ms = 200
 
 function M.setup(mod)
   plugin = mod
   local cfg = mod.config.memory or {}
   M.rank = cfg.rank or "agent"
   M.sources = cfg.sources or { "memory" }
+  M.agent = cfg.agent or "grok"
 end
+
+local MARKS = { start = "injected at start", ["on-demand"] = "on demand", no = "not read by the agent" }
+
+--- How an agent's hit reaches its model, in words (the server's `injected` label).
+function M.injected_mark(injected) return MARKS[injected] or MARKS.no end
 
 local function client_and_ws()
   local bufnr = vim.api.nvim_get_current_buf()
@@ -69,8 +84,14 @@ function M.matched_line(snippet, keywords)
   return vim.trim(best or "")
 end
 
---- One picker row: score first, relative file:lines, flags, the matched sentence.
-function M.format_item(item, keywords, root)
+--- One picker row: score first, relative file:lines, flags, the matched sentence. Another
+--- agent's hit leads with the agent's name and its mark (the picker groups by agent).
+function M.format_item(item, keywords, root, names)
+  if item.injected ~= nil then
+    return string.format("%s · %s  %.2f  %s:%d-%d  %s", (names or {})[item.agent] or item.agent,
+      M.injected_mark(item.injected), item.score or 0, rel(item.path, root), item.start_line,
+      item.end_line, M.matched_line(item.snippet or "", keywords))
+  end
   local flags = {}
   if item.source == "transcript" then
     table.insert(flags, "transcript · not searched by the agent")
@@ -85,9 +106,34 @@ function M.format_item(item, keywords, root)
     M.matched_line(item.snippet or "", keywords))
 end
 
---- Flatten a search answer to picker items (memory results, then transcript turns).
+--- Group another agent's hits by agent, each group where its best hit ranks, the server's
+--- order kept inside a group: { {agent=, label=, items={...}}, ... }.
+function M.groups(result)
+  local order, by = {}, {}
+  for _, r in ipairs(result.results or {}) do
+    local a = r.agent or "grok"
+    if not by[a] then
+      by[a] = {}
+      table.insert(order, a)
+    end
+    table.insert(by[a], r)
+  end
+  local out = {}
+  for _, a in ipairs(order) do
+    local name = (result.names or {})[a] or a
+    table.insert(out, { agent = a, label = string.format("%s (%d)", name, #by[a]), items = by[a] })
+  end
+  return out
+end
+
+--- Flatten a search answer to picker items (memory results, then transcript turns; other
+--- agents' hits grouped by agent).
 function M.items(result)
   local out = {}
+  if result.agents then
+    for _, g in ipairs(M.groups(result)) do vim.list_extend(out, g.items) end
+    return out
+  end
   for _, r in ipairs(result.results or {}) do table.insert(out, r) end
   for _, t in ipairs(result.transcripts or {}) do table.insert(out, t) end
   return out
@@ -101,9 +147,9 @@ function M.open_item(item)
   vim.cmd("normal! zz")
 end
 
-local function pick(items, keywords, root, title)
+local function pick(items, keywords, root, title, names)
   local labels = {}
-  for i, it in ipairs(items) do labels[i] = M.format_item(it, keywords, root) end
+  for i, it in ipairs(items) do labels[i] = M.format_item(it, keywords, root, names) end
   local ok_t, pickers = pcall(require, "telescope.pickers")
   if ok_t and M.use_telescope ~= false then
     local finders = require("telescope.finders")
@@ -113,7 +159,7 @@ local function pick(items, keywords, root, title)
     pickers.new({}, {
       prompt_title = title,
       finder = finders.new_table({ results = items, entry_maker = function(it)
-        local label = M.format_item(it, keywords, root)
+        local label = M.format_item(it, keywords, root, names)
         return { value = it, display = label, ordinal = label }
       end }),
       sorter = conf.generic_sorter({}),
@@ -135,8 +181,20 @@ local function pick(items, keywords, root, title)
     return
   end
   vim.ui.select(items, { prompt = title, format_item = function(it)
-    return M.format_item(it, keywords, root)
+    return M.format_item(it, keywords, root, names)
   end }, function(choice) M.open_item(choice) end)
+end
+
+--- The rulelens/memorySearch params for the current rank, sources and agent.
+function M.search_params(query, ws)
+  local params = { query = query, workspaceUri = ws, all = true }
+  if M.agent ~= "grok" then
+    params.agent = M.agent
+    return params
+  end
+  if M.rank ~= "agent" then params.rank = M.rank end
+  if #M.sources ~= 1 or M.sources[1] ~= "memory" then params.sources = M.sources end
+  return params
 end
 
 function M.search(query, opts)
@@ -149,9 +207,7 @@ function M.search(query, opts)
   end
   local _, ws, root = client_and_ws()
   if not ws then return end
-  local params = { query = query, workspaceUri = ws, all = true }
-  if M.rank ~= "agent" then params.rank = M.rank end
-  if #M.sources ~= 1 or M.sources[1] ~= "memory" then params.sources = M.sources end
+  local params = M.search_params(query, ws)
   if opts.explain then params.explain = true end
   call("rulelens/memorySearch", params, function(result)
     M.last = result
@@ -161,7 +217,9 @@ function M.search(query, opts)
       vim.notify("RuleLens: no memory results for " .. query, vim.log.levels.INFO)
       return
     end
-    pick(items, result.keywords, root, "RuleLens memory (" .. M.rank .. ")")
+    local title = result.agents and ("RuleLens memory (" .. M.agent .. ", grouped by agent)")
+      or ("RuleLens memory (" .. M.rank .. ")")
+    pick(items, result.keywords, root, title, result.names)
   end)
 end
 
@@ -217,6 +275,125 @@ function M.show_explain(result, root)
   return scratch("RuleLens memory explain", M.explain_lines(result, root))
 end
 
+function M.set_agent(agent)
+  if agent == nil or agent == "" then agent = (M.agent == "grok") and "all" or "grok" end
+  M.agent = agent
+  vim.notify("RuleLens memory: " .. (agent == "all" and "every agent's memory" or agent .. "'s memory"),
+    vim.log.levels.INFO)
+end
+
+--- The live search window: results on top, a one-line prompt buffer below; every change
+--- to the prompt re-searches after `M.debounce_ms` (a newer query's answer wins).
+function M.live(initial)
+  local _, ws, root = client_and_ws()
+  if not ws then return end
+  local prompt = "memory> "
+  local results = vim.api.nvim_create_buf(false, true)
+  vim.bo[results].bufhidden = "wipe"
+  pcall(vim.api.nvim_buf_set_name, results, "RuleLens memory live")
+  local input = vim.api.nvim_create_buf(false, true)
+  vim.bo[input].buftype = "prompt"
+  vim.bo[input].bufhidden = "wipe"
+  vim.fn.prompt_setprompt(input, prompt)
+  vim.cmd("botright split")
+  local results_win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(results_win, results)
+  vim.cmd("botright split")
+  local input_win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(input_win, input)
+  vim.api.nvim_win_set_height(input_win, 1)
+  local state = { seq = 0, items = {}, rows = {}, selected = 1, results = results, input = input }
+  M.live_state = state
+  local ns = vim.api.nvim_create_namespace("rulelens_memory_live")
+
+  local function render(lines)
+    vim.bo[results].modifiable = true
+    vim.api.nvim_buf_set_lines(results, 0, -1, false, lines)
+    vim.bo[results].modifiable = false
+    vim.api.nvim_buf_clear_namespace(results, ns, 0, -1)
+    local row = state.rows[state.selected]
+    if row then vim.api.nvim_buf_add_highlight(results, ns, "Visual", row - 1, 0, -1) end
+  end
+  local function show(result, query)
+    local lines, items, rows = {}, {}, {}
+    if result.agents then
+      for _, g in ipairs(M.groups(result)) do
+        table.insert(lines, "── " .. g.label .. " ──")
+        for _, it in ipairs(g.items) do
+          table.insert(items, it)
+          table.insert(lines, "  " .. M.format_item(it, result.keywords, root, result.names))
+          rows[#items] = #lines
+        end
+      end
+    else
+      for _, it in ipairs(M.items(result)) do
+        table.insert(items, it)
+        table.insert(lines, M.format_item(it, result.keywords, root))
+        rows[#items] = #lines
+      end
+    end
+    if #items == 0 then lines = { "No memory matches \"" .. query .. "\"" } end
+    for _, n in ipairs(result.notes or {}) do table.insert(lines, "note: " .. n) end
+    state.items, state.rows, state.selected, state.query = items, rows, 1, query
+    render(lines)
+    state.shown = lines
+  end
+  local function run(query)
+    state.seq = state.seq + 1
+    local seq = state.seq
+    if vim.trim(query) == "" then
+      state.items, state.rows = {}, {}
+      render({ "Type to search " .. (M.agent == "all" and "every agent's memory" or "memory") })
+      return
+    end
+    call("rulelens/memorySearch", M.search_params(query, ws), function(result)
+      if seq == state.seq and vim.api.nvim_buf_is_valid(results) then show(result, query) end
+    end)
+  end
+  local function text()
+    local line = vim.api.nvim_buf_get_lines(input, -2, -1, false)[1] or ""
+    return line:sub(#prompt + 1)
+  end
+  local timer = vim.loop.new_timer()
+  local function close()
+    timer:stop()
+    timer:close()
+    for _, w in ipairs({ input_win, results_win }) do
+      if vim.api.nvim_win_is_valid(w) then vim.api.nvim_win_close(w, true) end
+    end
+    M.live_state = nil
+  end
+  state.close = close
+  vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, { buffer = input, callback = function()
+    timer:stop()
+    timer:start(M.debounce_ms, 0, vim.schedule_wrap(function()
+      if vim.api.nvim_buf_is_valid(input) then run(text()) end
+    end))
+  end })
+  vim.fn.prompt_setcallback(input, function()
+    local item = state.items[state.selected]
+    close()
+    vim.cmd("stopinsert")
+    M.open_item(item)
+  end)
+  local function move(d)
+    return function()
+      if #state.items == 0 then return end
+      state.selected = (state.selected - 1 + d) % #state.items + 1
+      render(state.shown or {})
+    end
+  end
+  for _, mode in ipairs({ "i", "n" }) do
+    vim.keymap.set(mode, "<C-n>", move(1), { buffer = input })
+    vim.keymap.set(mode, "<C-p>", move(-1), { buffer = input })
+    vim.keymap.set(mode, "<Esc>", function() close(); vim.cmd("stopinsert") end, { buffer = input })
+  end
+  render({ "Type to search " .. (M.agent == "all" and "every agent's memory" or "memory") })
+  vim.cmd("startinsert")
+  if initial and initial ~= "" then vim.api.nvim_feedkeys(initial, "n", false) end
+  return state
+end
+
 function M.set_rank(rank)
   if rank == nil or rank == "" then rank = (M.rank == "agent") and "best" or "agent" end
   if rank ~= "agent" and rank ~= "best" then
@@ -263,6 +440,58 @@ local function execute(arguments, cb)
   call("workspace/executeCommand", { command = "rulelens.remember", arguments = { arguments } }, cb)
 end
 
+--- The memory agents, present ones first: calls `cb(agents, status)` (Grok alone when the
+--- server does not answer with `agent: "all"`).
+local function memory_agents(ws, cb)
+  call("rulelens/memoryStatus", { workspaceUri = ws, agent = "all" }, function(st)
+    if type(st) ~= "table" or type(st.agents) ~= "table" then return cb({ "grok" }, nil) end
+    M.known_agents = {}
+    for _, v in ipairs(st.agents) do table.insert(M.known_agents, v.agent) end
+    local present, first, rest = {}, {}, {}
+    for _, a in ipairs(st.present or {}) do present[a] = true end
+    for _, v in ipairs(st.agents) do
+      table.insert(present[v.agent] and first or rest, v.agent)
+    end
+    cb(vim.list_extend(first, rest), st)
+  end)
+end
+
+--- Remember into another agent's memory: its scope (asked when it has two), the exact
+--- bytes from the server's dry run, confirm, write with `agent`.
+local function remember_agent(text, agent, st, ws, opts)
+  local scopes = (st.remember_scopes or {})[agent] or {}
+  local function go(scope)
+    local args = { text = text, scope = scope or "workspace", workspaceUri = ws, agent = agent,
+                   dryRun = true }
+    execute(args, function(plan)
+      local name = (st.names or {})[agent] or agent
+      local preview = { "RuleLens: " .. name .. " (" .. plan.format .. "): these exact bytes are"
+        .. " appended to " .. plan.path, "" }
+      vim.list_extend(preview, vim.split(plan.text, "\n", { plain = true }))
+      M.preview = preview
+      local yes = opts.confirm
+      if yes == nil then
+        yes = vim.fn.confirm(table.concat(preview, "\n") .. "\nWrite it?", "&Yes\n&No", 2) == 1
+      end
+      if not yes then
+        vim.notify("RuleLens: nothing written", vim.log.levels.INFO)
+        return
+      end
+      args.dryRun = nil
+      execute(args, function(done)
+        M.remembered = done
+        vim.notify("RuleLens: saved to " .. done.path, vim.log.levels.INFO)
+      end)
+    end)
+  end
+  if #scopes > 1 then
+    vim.ui.select(scopes, { prompt = "RuleLens: " .. ((st.names or {})[agent] or agent)
+      .. " memory: which scope?" }, function(scope) if scope then go(scope) end end)
+  else
+    go(scopes[1])
+  end
+end
+
 --- Preview, scope, confirm, write. `confirm` (tests) replaces the yes/no question.
 function M.remember(text, opts)
   opts = opts or {}
@@ -274,6 +503,25 @@ function M.remember(text, opts)
   end
   local _, ws = client_and_ws()
   if not ws then return end
+  if not opts.agent_chosen then
+    return memory_agents(ws, function(agents, st)
+      if not st then return M.remember(text, vim.tbl_extend("force", opts, { agent_chosen = true })) end
+      local present = {}
+      for _, a in ipairs(st.present or {}) do present[a] = true end
+      vim.ui.select(agents, { prompt = "RuleLens: remember into which agent's memory?",
+        format_item = function(a)
+          local scopes = (st.remember_scopes or {})[a] or {}
+          return ((st.names or {})[a] or a) .. (present[a] and "  (present)" or "")
+            .. (#scopes == 0 and "  (writes its own memory)" or "")
+        end }, function(agent)
+          if not agent then return end
+          if agent == "grok" then
+            return M.remember(text, vim.tbl_extend("force", opts, { agent_chosen = true }))
+          end
+          remember_agent(text, agent, st, ws, opts)
+        end)
+    end)
+  end
   vim.ui.select({ "global", "workspace" }, { prompt = "RuleLens: remember into which memory?" },
     function(scope)
       if not scope then return end
@@ -312,6 +560,11 @@ function M.commands()
   vim.api.nvim_create_user_command("RuleLensMemoryRank", function(a) M.set_rank(a.args) end,
     { nargs = "?", complete = function() return { "agent", "best" } end,
       desc = "RuleLens: memory ranking, the agent's or best (toggles without an argument)" })
+  vim.api.nvim_create_user_command("RuleLensMemoryAgent", function(a) M.set_agent(a.args) end,
+    { nargs = "?", complete = function() return vim.list_extend({ "all" }, M.known_agents or { "grok" }) end,
+      desc = "RuleLens: whose memory to search (grok, all, or one agent)" })
+  vim.api.nvim_create_user_command("RuleLensMemoryLive", function(a) M.live(a.args) end,
+    { nargs = "?", desc = "RuleLens: memory search that re-searches as you type" })
   vim.api.nvim_create_user_command("RuleLensRemember", function(a) M.remember(a.args) end,
     { nargs = "?", desc = "RuleLens: remember a note (preview, scope, confirm)" })
   vim.api.nvim_create_user_command("RuleLensMemoryStatus", function() M.status() end,
