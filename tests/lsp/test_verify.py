@@ -127,3 +127,38 @@ async def test_lens_and_hover_stay_fast_while_a_session_is_read(demo: Demo) -> N
 
 
 
+
+
+async def test_hover_carries_each_agents_last_session_verdict(client: LanguageClient,
+                                                               demo: Demo) -> None:
+    """Computed in the background: the first hover says it is checking, a later one shows
+    the verdicts of the demo's recorded sessions (Codex matches, Claude Code is stale)."""
+    from helpers.waiting import until
+
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+
+    async def verdicts() -> str | None:
+        got = await hover(client, uri)
+        assert got is not None
+        text = got.contents.value  # type: ignore[union-attr]
+        block = text.split("**Last session, per agent**", 1)
+        return block[1] if len(block) == 2 and "checking" not in block[1] else None
+
+    block = await until(verdicts, "the hover's session verdicts", 60)
+    assert "- Codex CLI: ✓ matches your Codex CLI session of 2026-09-01 14:02 UTC" in block
+    assert ("- Claude Code: ⚠ differs: CLAUDE.local.md predicted start, absent in the"
+            " session") in block
+    assert "- Grok: ✓ matches your Grok session of 2026-09-01 13:40 UTC" in block
+    assert "- Gemini CLI: ? nothing to compare" in block
+    assert "Cursor:" not in block  # agents that record nothing are not listed
+
+
+async def test_verify_refuses_an_unknown_agent_and_a_cwd_outside(client: LanguageClient,
+                                                                 demo: Demo) -> None:
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+    with pytest.raises(JsonRpcInvalidParams):
+        await request(client, protocol.VERIFY, {"uri": uri, "agent": "nope"})
+    with pytest.raises(JsonRpcInvalidParams):
+        await request(client, protocol.VERIFY, {"uri": uri, "agent": "codex", "cwd": "/etc"})
