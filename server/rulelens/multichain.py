@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from rulelens.agents.registry import ORDER, family
+from rulelens.agents.registry import DEFAULT_AGENT, ORDER, choices, family
 from rulelens.agents.view import WHENS, AgentView
 from rulelens.present import byte_size, display_path
 from rulelens.rules.model import Chain
@@ -32,13 +32,13 @@ TITLES = {"start": "Loaded at start", "on-read": "Added when the agent works on 
 def parse_agents(value: str | None) -> list[str]:
     """``all`` → every agent; ``claude,codex`` → both; ``None`` → Grok."""
     if not value:
-        return ["grok"]
+        return [DEFAULT_AGENT]
     if value == "all":
         return list(ORDER)
     out = [v.strip() for v in value.split(",") if v.strip()]
     for a in out:
         if family(a) not in ORDER:
-            raise ValueError(f"unknown agent {a!r} (known: {', '.join(ORDER)}, all)")
+            raise ValueError(f"unknown agent {a!r} (known: {choices()}, all)")
     return out
 
 
@@ -64,10 +64,16 @@ def view_json(v: AgentView, env: Mapping[str, str] | None = None) -> dict[str, A
     out["display"] = v.display
     out["basis_label"] = v.basis_label
     out["file"] = v.file
+    out["basis"] = v.basis
+    out["source"] = v.source
     for entry, f in zip(out["files"], v.files, strict=False):
-        entry.update({"when": f.when, "why": f.why, "imported_by": None, "truncated_at": None})
+        entry.update({"when": f.when, "why": f.why, "imported_by": None, "truncated_at": None,
+                      **v.evidence_of(f)})
     known = {s["path"] for s in out["skipped"]}
-    out["skipped"] += [s.to_json() for s in v.not_loaded if s.path not in known]
+    for entry in out["skipped"]:
+        entry.update({"evidence": v.basis, "source": v.source})
+    out["skipped"] += [s.to_json(v.basis, v.source) for s in v.not_loaded
+                       if s.path not in known]
     out["notes"] = list(v.notes)
     out["imports"] = []
     if env is not None:

@@ -47,6 +47,12 @@ OLD_LONG_WARNING = 40_000
 NESTED_FRAMING = ("attached after the tool result as `Contents of <path>:`, once per"
                   " conversation until compaction or /clear")
 ADD_DIR_ENV = "CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD"
+#: Version-gated bugs users report (observed; shown on the lines they affect).
+MULTI_PATHS_BUG = ("some Claude Code builds never load a rule with several `paths:` entries"
+                   " (one path worked); observed: anthropics/claude-code#33581, closed")
+USER_PATHS_BUG = ("some Claude Code builds never load `paths:` rules under ~/.claude/rules/"
+                  " (the same file worked in ./.claude/rules/); observed:"
+                  " anthropics/claude-code#21858, closed")
 KINDS = {
     "managed": MANAGED_KIND,
     "user": "user's private global instructions for all projects",
@@ -257,6 +263,10 @@ def _rule(ld: _Loader, path: str, base: str, file: str | None, when_unscoped: Wh
         ld.b.skip(path, "paths-no-match",
                   f"paths: {', '.join(globs)} — does not match "
                   f"{rel if rel is not None else 'this file (outside ' + base + ')'} ({DOCS})")
+    if len(globs) > 1:
+        ld.b.annotate(path, MULTI_PATHS_BUG)
+    if role == "home":
+        ld.b.annotate(path, USER_PATHS_BUG)
 
 
 def view(cwd: str, file: str | None, env: Mapping[str, str], managed: str = MANAGED) -> AgentView:

@@ -26,6 +26,10 @@ ID = PROFILE.agent
 DISPLAY = PROFILE.display
 DOCS = "per GitHub Copilot docs, 2026-08"
 REVIEW_CHARS = PROFILE.budget.max_bytes if PROFILE.budget else 4000
+#: A version-gated bug users report (observed; shown on the lines it affects).
+JETBRAINS_LOCAL_BUG = ("JetBrains Copilot 1.12.1 in Local mode ignores `applyTo` and loads"
+                       " every instruction file (Copilot CLI mode lets the model choose);"
+                       " observed: microsoft/copilot-intellij-feedback#1624")
 
 
 def repo_root(cwd: str) -> str | None:
@@ -96,6 +100,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
             else:
                 b.skip(path, "applyto-no-match", f"applyTo: {', '.join(globs)} — does not match"
                        f" {rel or 'this file'} ({DOCS})")
+            b.annotate(path, JETBRAINS_LOCAL_BUG)
         elif isinstance(meta.get("description"), str) and str(meta["description"]).strip():
             b.add(ViewFile(path, "may", f"no applyTo; description \"{str(meta['description'])[:80]}"
                            f"\": VS Code may attach it when the task matches{extra} ({DOCS})",

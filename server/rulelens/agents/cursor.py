@@ -27,6 +27,10 @@ ID = PROFILE.agent
 DISPLAY = PROFILE.display
 DOCS = "per Cursor docs, 2026-08"
 MAX_LINES = 500
+#: A version-gated bug users report (observed; shown on the line it affects).
+COMMA_SPACE_BUG = ("`globs: a, b` with a space after a comma silently matched nothing in"
+                   " Cursor builds users reported (`a,b` worked); observed: two Cursor forum"
+                   " threads cited in nefarius/BthPS3#143")
 #: Fact 9, from a third-party guide (research: hktitan/cursor-sdk skill), not Cursor's docs.
 TAB_NOTE = ("Rules are not used by Tab completion or inline edit (per a third-party Cursor guide,"
             " hktitan/cursor-sdk): this view is for Agent and Chat.")
@@ -91,6 +95,9 @@ def _rules_dir(b: ViewBuilder, d: str, workspace: str, file: str | None, nested:
             else:
                 b.skip(path, "globs-no-match", f"globs: {', '.join(globs)} — does not match"
                        f" {rel or 'this file'} ({DOCS})")
+            raw = meta.get("globs")
+            if isinstance(raw, str) and ", " in raw:
+                b.annotate(path, COMMA_SPACE_BUG)
             continue
         if kind == "agent":
             desc = str(meta.get("description")).strip()

@@ -17,7 +17,7 @@ profile's words. A path appears at most once per view: either in ``files`` (with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 When = Literal["start", "on-read", "may"]
@@ -49,6 +49,12 @@ class ViewFile:
     content: str
     truncated_at: int | None = None
     imported_by: str | None = None
+    #: How sure this line is when it differs from the view's ``basis`` (``code`` / ``docs``
+    #: / ``observed``), and where that comes from; ``None``: the view's.
+    evidence: str | None = None
+    source: str | None = None
+    #: Known, version-gated problems that affect this file (an agent build ignoring it).
+    notes: tuple[str, ...] = ()
 
     @property
     def tokens(self) -> int:
@@ -67,11 +73,23 @@ class NotLoaded:
     reason: str
     detail: str
     imported_by: str | None = None
+    #: As :class:`ViewFile`: this line's evidence and source where not the view's, and notes.
+    evidence: str | None = None
+    source: str | None = None
+    notes: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, evidence: str | None = None, source: str | None = None
+                ) -> dict[str, Any]:
+        """The skip; with ``evidence``/``source`` (the view's), every skip says how sure it
+        is and where that comes from."""
         out: dict[str, Any] = {"path": self.path, "reason": self.reason, "detail": self.detail}
         if self.imported_by is not None:
             out["imported_by"] = self.imported_by
+        if evidence is not None:
+            out["evidence"] = self.evidence or evidence
+            out["source"] = self.source or source or ""
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 
@@ -115,6 +133,9 @@ class AgentView:
     basis_label: str = ""
     #: The text the agent injects, where the framing is known; ``None`` when it is not.
     rendered: str | None = None
+    #: Where the view's facts come from (``repo@commit:path`` or a documentation URL and
+    #: date); the registry fills it in from the profile row when a module leaves it empty.
+    source: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     def of(self, when: When) -> tuple[ViewFile, ...]:
@@ -130,14 +151,15 @@ class AgentView:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        """``rulelens chain --json``'s shape plus ``when``/``why``/``imported_by``/…"""
+        """``rulelens chain --json``'s shape plus ``when``/``why``/``imported_by``/… and, per
+        file and per skip, ``evidence`` and ``source``."""
         files = []
         for i, f in enumerate(self.files, 1):
             files.append({
                 "path": f.path, "name": f.name, "role": f.role, "kind": f.kind,
                 "precedence": i, "bytes": f.bytes, "tokens": f.tokens, "content": f.content,
                 "when": f.when, "why": f.why, "imported_by": f.imported_by,
-                "truncated_at": f.truncated_at,
+                "truncated_at": f.truncated_at, **self.evidence_of(f),
             })
         return {
             "agent": self.agent,
@@ -148,10 +170,20 @@ class AgentView:
             "basis": self.basis,
             "basis_label": self.basis_label,
             "notes": list(self.notes),
+            "source": self.source,
             "files": files,
-            "skipped": [s.to_json() for s in self.not_loaded],
+            "skipped": [s.to_json(self.basis, self.source) for s in self.not_loaded],
             "imports": [e.to_json() for e in self.imports],
         }
+
+
+    def evidence_of(self, f: ViewFile) -> dict[str, Any]:
+        """``{"evidence", "source"[, "notes"]}`` for one loaded file."""
+        out: dict[str, Any] = {"evidence": f.evidence or self.basis,
+                               "source": f.source or self.source}
+        if f.notes:
+            out["notes"] = list(f.notes)
+        return out
 
 
 def check_consistent(view: AgentView) -> None:
@@ -196,6 +228,15 @@ class ViewBuilder:
 
     def loaded(self, path: str) -> bool:
         return path in self._loaded
+
+    def annotate(self, path: str, note: str) -> None:
+        """Attach a known, version-gated problem to ``path``'s line (loaded or not)."""
+        for i, f in enumerate(self._files):
+            if f.path == path and note not in f.notes:
+                self._files[i] = replace(f, notes=(*f.notes, note))
+        s = self._skipped.get(path)
+        if s is not None and note not in s.notes:
+            self._skipped[path] = replace(s, notes=(*s.notes, note))
 
     def files(self) -> tuple[ViewFile, ...]:
         order = {w: i for i, w in enumerate(WHENS)}

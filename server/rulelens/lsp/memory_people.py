@@ -13,6 +13,8 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rulelens.agents.profiles import DEFAULT_AGENT
+from rulelens.agents.registry import family
 from rulelens.lsp import protocol
 
 if TYPE_CHECKING:
@@ -36,7 +38,8 @@ class PeopleMemory:
     def agent(self) -> str:
         """The Grok profile in use (``rulelens.agent``); other agents' memory is not modelled."""
         agent = self.feature.session.settings.get("agent")
-        return agent if isinstance(agent, str) and agent.startswith("grok") else "grok"
+        return agent if isinstance(agent, str) and family(agent) == DEFAULT_AGENT else (
+            DEFAULT_AGENT)
 
     def memory(self) -> AgentMemory:
         from rulelens.memory.stores import AgentMemory
@@ -51,7 +54,7 @@ class PeopleMemory:
                 try:
                     found = AgentMemory(svc, key)
                 except ValueError:
-                    found = AgentMemory(svc, "grok")
+                    found = AgentMemory(svc, DEFAULT_AGENT)
                 self._memories[key] = found
             return found
 

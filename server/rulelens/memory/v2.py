@@ -53,7 +53,7 @@ def features_for(agent: str | None) -> MemoryFeatures:
     the agent profile table decides which versions exist; an unknown id is a ValueError."""
     from rulelens.agents.profiles import grok_profile, version_key
 
-    row = grok_profile(agent or "grok")
+    row = grok_profile(agent)
     version = version_key(row.version)
     newer = version >= V2_SINCE
     return MemoryFeatures(row.id, version, newer, newer)

@@ -9,6 +9,7 @@ so no view ever lists a file as loaded and as "only mentioned" at once.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from rulelens.agents import fsio
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.environment import AgentEnvironment
-from rulelens.agents.profiles import grok_profile
+from rulelens.agents.profiles import DEFAULT_AGENT, UnknownAgent, grok_profile, profile
 from rulelens.agents.registry import BY_ID, DISPLAY, ORDER, SHORT, choices, family
 from rulelens.agents.view import AgentView, NotLoaded, ViewBuilder, ViewFile
 from rulelens.rules.discovery import Resolver
@@ -62,7 +63,7 @@ def grok_view(chain: Chain, file: str | None, resolve: ResolveChain) -> AgentVie
     reason = getattr(trust, "reason", None)
     if isinstance(reason, str) and getattr(trust, "state", "") in ("untrusted", "undecided"):
         b.notes.append(reason)
-    agent = getattr(chain, "agent", None) or "grok"
+    agent = getattr(chain, "agent", None) or DEFAULT_AGENT
     return AgentView(str(agent), "Grok", cwd, file, chain.git_root, b.files(), b.not_loaded(),
                      notes=tuple(b.notes), basis="code",
                      basis_label="exact from Grok Build source", rendered=render(chain.files),
@@ -96,10 +97,23 @@ def views_for_file(file: str | None, cwd: str, agents: Iterable[str],
         if record is None:
             raise ValueError(f"unknown agent {agent!r} (known: {choices()})")
         if record.engine:
-            out.append(grok_view(resolve(cwd), file, resolve))
+            found = grok_view(resolve(cwd), file, resolve)
         else:
-            out.append(record.view(cwd, file, env))
+            found = record.view(cwd, file, env)
+        out.append(with_source(found))
     return out
+
+
+def with_source(view: AgentView) -> AgentView:
+    """``view`` naming where its facts come from: the source of its profile row (the exact
+    version, ``grok@1.0.6``, or the agent's newest row), unless the module named one."""
+    if view.source:
+        return view
+    try:
+        row = profile(view.agent)
+    except UnknownAgent:
+        return view
+    return dataclasses.replace(view, source=row.source)
 
 
 #: ``start`` | ``on-read`` | ``may`` | ``no`` (not loaded) | ``—`` (the agent does not look)
