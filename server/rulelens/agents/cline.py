@@ -206,10 +206,11 @@ def list_agents_md(cwd: str, home: str) -> tuple[list[str], bool]:
             except OSError:
                 continue
             for e in entries:
-                rel = os.path.relpath(e.path, cwd).replace(os.sep, "/")
-                if any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(e.name, p)
-                       for p in ignores):
-                    continue
+                if ignores:
+                    rel = e.path[len(cwd):].lstrip(os.sep).replace(os.sep, "/")
+                    if any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(e.name, p)
+                           for p in ignores):
+                        continue
                 if e.is_dir():
                     if e.name.startswith(".") or e.name in IGNORED_DIRS:
                         continue
