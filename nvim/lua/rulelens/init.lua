@@ -164,7 +164,7 @@ function M.setup(opts)
     callback = function(args) sidebar.follow(args.buf) end,
   })
   vim.api.nvim_create_user_command("RuleLensChain", function(args) sidebar.toggle(args.args) end,
-    { nargs = "?", complete = function() return sidebar.AGENTS end,
+    { nargs = "?", complete = function() return sidebar.complete() end,
       desc = "RuleLens: the instruction files of the current buffer (:RuleLensChain claude|all)" })
   vim.api.nvim_create_user_command("RuleLensRender", function() sidebar.render_text() end,
     { desc = "RuleLens: show exactly what the agent injects for the current buffer" })
