@@ -3,7 +3,8 @@
 
 A repository's ``CLAUDE.md``, ``GEMINI.md`` and ``AGENTS.md`` import ``@/etc/shadow``-style
 paths: an absolute path, a ``../`` escape, ``@~/.ssh/id_rsa``, and a symlink inside the
-repository that points outside. A file outside the workspace holds a marker string. The
+repository that points outside; Kiro ``#[[file:…]]`` references, OpenCode ``instructions``
+and Aider's ``read:`` name the same files. A file outside the workspace holds a marker string. The
 same tree is built twice, once with the outside files present and once without; every CLI
 output and every server reply (including under ``agentCwd: "/"``, a ``cwd: "/"`` request
 and ``didChangeConfiguration`` to ``../../..``) must hold no byte of them and be identical
@@ -62,6 +63,17 @@ def world(base: Path, outside_exists: bool) -> Tree:
         i.format(outside=outside) for i in IMPORTS) + "\n"
     for name in ("CLAUDE.md", "GEMINI.md", "AGENTS.md"):
         (tree.repo / name).write_text(body)
+    # The other agents' ways to name a file: Kiro references, OpenCode instructions,
+    # Aider's read: list.
+    steering = tree.repo / ".kiro" / "steering"
+    steering.mkdir(parents=True)
+    (steering / "refs.md").write_text("# Refs\n\n#[[file:../outside/secret.md]]\n"
+                                      f"#[[file:{outside}/secret.md]]\n#[[file:docs/link.md]]\n")
+    (tree.repo / "opencode.json").write_text(json.dumps({"instructions": [
+        f"{outside}/*.md", "../outside/secret.md", "~/.ssh/*", "docs/link.md"]}))
+    (tree.repo / ".aider.conf.yml").write_text(
+        f"read:\n  - ../outside/secret.md\n  - {outside}/secret.md\n  - ~/.ssh/id_rsa\n"
+        "  - docs/link.md\n")
     (tree.repo / "src").mkdir()
     (tree.repo / "src" / "app.py").write_text("X = 1\n")
     return tree

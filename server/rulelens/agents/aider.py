@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 
 from rulelens.agents import fsio, profiles
+from rulelens.agents.approval import Approval, workspace_roots
 from rulelens.agents.fs import discover_git_root
 from rulelens.agents.meta import safe_yaml
 from rulelens.agents.record import Agent
@@ -71,9 +72,21 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
             b.notes.append(f"{conf}: {err} ({DOCS}).")
         if found is not None:
             entries, source = found, conf
+    # A read: entry is opened only inside the workspace (the start directory and its git
+    # root on the command line), or the home directory when the user's own config (home,
+    # AIDER_CONFIG) names it (issue 19).
+    mine = source is not None and (os.path.dirname(source) == home
+                                   or source == env.get("AIDER_CONFIG"))
+    root = discover_git_root(cwd)
+    approval = Approval.of([cwd, *(workspace_roots() or ([root] if root else [])),
+                            *([home] if mine else [])])
     for raw in entries:
         expanded = os.path.join(home, raw[2:]) if raw.startswith("~/") else raw
         path = os.path.normpath(os.path.join(cwd, expanded))
+        if approval.resolve(path) is None:
+            b.skip(path, "import-needs-approval", f"named by read: {raw!r} in {source}, outside"
+                   " the workspace: outside, needs approval; RuleLens does not open it")
+            continue
         if not fsio.is_file(path):
             b.notes.append(f"read: {raw!r} in {source} names no file ({DOCS}).")
             continue

@@ -21,6 +21,7 @@ import os
 from collections.abc import Mapping
 
 from rulelens.agents import fsio, profiles
+from rulelens.agents.approval import Approval, workspace_roots
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.imports import kiro_references, line_of
 from rulelens.agents.meta import yaml_meta
@@ -67,10 +68,13 @@ def patterns_of(meta: Mapping[str, object]) -> list[str]:
 
 
 class _Steering:
-    def __init__(self, cwd: str, file: str | None, b: ViewBuilder) -> None:
+    def __init__(self, cwd: str, file: str | None, b: ViewBuilder,
+                 approval: Approval | None = None) -> None:
         self.cwd = cwd
         self.file = file
         self.b = b
+        #: Where a reference may be opened, decided before any access (issue 19).
+        self.approval = approval or Approval.of([cwd])
 
     def add(self, path: str, when: When, why: str, kind: str, role: Role, body: str) -> None:
         if self.b.add(ViewFile(path, when, why, kind, role, fsio.size(path), body)):
@@ -81,7 +85,14 @@ class _Steering:
             line = line_of(text, offset)
             target = os.path.normpath(os.path.join(self.cwd, spec))
             where = f"#[[file:{spec}]] in {os.path.basename(owner)}:{line}"
-            if not fsio.is_file(target):
+            real = self.approval.resolve(target)
+            if real is None:
+                self.b.imports.append(ImportEdge(owner, line, spec, target, "needs-approval", 1))
+                self.b.skip(target, "import-needs-approval", f"{where} points outside the"
+                            " workspace: outside, needs approval; RuleLens does not open it",
+                            owner)
+                continue
+            if not fsio.is_file(real):
                 self.b.imports.append(ImportEdge(owner, line, spec, target, "missing", 1))
                 self.b.skip(target, "reference-missing", f"{where}: no such file in the"
                             f" workspace ({DOCS})", owner)
@@ -89,8 +100,8 @@ class _Steering:
             self.b.imports.append(ImportEdge(owner, line, spec, target, "inlined", 1))
             self.b.add(ViewFile(target, when, f"referenced by {where}, included with it"
                                 f" ({DOCS}; references inside it are not followed here)",
-                                "import", role, fsio.size(target),
-                                fsio.read_text(target) or "", imported_by=owner))
+                                "import", role, fsio.size(real),
+                                fsio.read_text(real) or "", imported_by=owner))
 
     def steering_file(self, path: str, role: Role) -> None:
         text = fsio.read_text(path)
@@ -152,7 +163,8 @@ def _steering_files(d: str) -> list[str]:
 
 def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     b = ViewBuilder()
-    st = _Steering(cwd, file, b)
+    st = _Steering(cwd, file, b, Approval.of([cwd, *(workspace_roots() or ()),
+                                             os.path.dirname(steering_home(env))]))
     for path in _steering_files(steering_home(env)):
         st.steering_file(path, "home")
     for path in _steering_files(os.path.join(cwd, STEERING)):

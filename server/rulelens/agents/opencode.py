@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rulelens.agents import fsio, profiles
+from rulelens.agents.approval import Approval, workspace_roots
 from rulelens.agents.fs import discover_git_root
 from rulelens.agents.gemini import read_json
 from rulelens.agents.record import Agent
@@ -65,13 +66,16 @@ def find_up(name: str, start: str, stop: str) -> list[str]:
             if fsio.exists(os.path.join(d, name))]
 
 
-def glob_up(pattern: str, start: str, stop: str) -> list[str]:
-    """``fs.globUp``: the pattern globbed in each directory from ``start`` up to ``stop``."""
+def glob_up(pattern: str, start: str, stop: str,
+            approval: Approval | None = None) -> list[str]:
+    """``fs.globUp``: the pattern globbed in each directory from ``start`` up to ``stop``.
+    A hit ``approval`` refuses is kept without looking at what it points to (the caller
+    lists it as needing approval), so whether its target exists never shows."""
     out: list[str] = []
     for d in fsio.ancestors(start, stop):
         for hit in sorted(glob.glob(pattern, root_dir=d, recursive=True)):
             p = os.path.normpath(os.path.join(d, hit))
-            if fsio.is_file(p):
+            if (approval is not None and approval.resolve(p) is None) or fsio.is_file(p):
                 out.append(p)
     return out
 
@@ -116,8 +120,9 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     _global(b, env, home, load)
     start_paths = _project(b, env, cwd, worktree, no_project, load)
     entries, used = instructions(env, cwd, worktree, not no_project)
+    users = set(instructions(env, cwd, worktree, False)[0])  # the global config's own
     for raw in entries:
-        _instruction(b, raw, env, home, cwd, worktree, no_project, load)
+        _instruction(b, raw, env, home, cwd, worktree, no_project, load, raw in users)
     if file is not None:
         _on_read(b, env, cwd, file, start_paths, load)
     if worktree == "/":
@@ -196,26 +201,43 @@ def _project(b: ViewBuilder, env: Mapping[str, str], cwd: str, worktree: str,
 
 
 def _instruction(b: ViewBuilder, raw: str, env: Mapping[str, str], home: str, cwd: str,
-                 worktree: str, no_project: bool, load: Any) -> None:
-    """OC-F7: one ``instructions`` entry."""
+                 worktree: str, no_project: bool, load: Any, users: bool = False) -> None:
+    """OC-F7: one ``instructions`` entry (``users``: the global config names it, so the
+    home directory is approved for it too)."""
     if raw.startswith(("https://", "http://")):
         b.notes.append(f"instructions entry {raw} is fetched at start (5 s timeout; a failure"
                        " is silently empty); RuleLens does not fetch it.")
         return
     entry = os.path.join(home, raw[2:]) if raw.startswith("~/") else raw
+    # Opened only inside the workspace (the start directory and its git root on the command
+    # line) or OpenCode's config directory, decided before any listing (issue 19).
+    approval = Approval.of([cwd, *(workspace_roots() or ([worktree] if worktree != "/" else
+                                                         [])), config_dir(env),
+                            *([home] if users else [])])
+    outside = ".." in entry.split("/") or (
+        os.path.isabs(entry) and approval.resolve(os.path.dirname(entry)) is None)
+    if outside:
+        b.notes.append(f"instructions entry {raw!r} points outside the workspace: outside,"
+                       " needs approval; RuleLens does not open it.")
+        return
     if os.path.isabs(entry):
         d = os.path.dirname(entry)
         hits = sorted(os.path.join(d, h) for h in glob.glob(os.path.basename(entry), root_dir=d)
-                      if fsio.is_file(os.path.join(d, h))) if fsio.is_dir(d) else []
+                      if approval.resolve(os.path.join(d, h)) is None
+                      or fsio.is_file(os.path.join(d, h))) if fsio.is_dir(d) else []
     elif no_project:
         b.notes.append(f"instructions entry {raw!r} is relative and project config is disabled:"
                        " skipped.")
         return
     else:
-        hits = glob_up(entry, cwd, worktree)
+        hits = glob_up(entry, cwd, worktree, approval)
     if not hits:
         b.notes.append(f"instructions entry {raw!r} matches no file ({SOURCE}).")
     for p in hits:
+        if approval.resolve(p) is None:  # a link leading out, or a directory above
+            b.skip(p, "import-needs-approval", f"named by instructions: {raw!r}, outside the"
+                   " workspace: outside, needs approval; RuleLens does not open it")
+            continue
         role: Role = "project" if fsio.is_below(p, worktree) and worktree != "/" else "home"
         load(p, "start", f"named by instructions: {raw!r} in opencode.json; loaded at start"
              f" after the AGENTS.md files ({SOURCE})", "instructions", role)

@@ -98,14 +98,18 @@ def test_oc_f7_instructions_entries(base: Path, home: Path) -> None:
     cwd = repo / "app"
     local = write(cwd / "rules" / "a.md", "a")
     up = write(repo / "rules" / "b.md", "b")
-    absd = write(base / "shared" / "s1.md", "s1")
+    write(base / "shared" / "s1.md", "s1")  # exists, yet never listed: outside
     tilde = write(home / "notes" / "n.md", "n")
     write_json(home / ".config" / "opencode" / "opencode.json",
                {"instructions": ["~/notes/n.md", "https://example.invalid/r.md"]})
     write(repo / "opencode.jsonc", '{\n  // comment\n  "instructions": ["rules/*.md", "'
           + str(base / "shared" / "s*.md") + '", "~/notes/n.md"]\n}\n')
     v = _view(cwd, home)
-    assert loaded(v) == [str(tilde), str(local), str(up), str(absd)]
+    # The project's absolute entry points outside the workspace: listed, never globbed or
+    # read (issue 19); the global config's `~/` entry is the user's own.
+    assert loaded(v) == [str(tilde), str(local), str(up)]
+    assert any(str(base / "shared" / "s*.md") in n and "outside, needs approval" in n
+               for n in v.notes)
     assert any("https://example.invalid/r.md" in n for n in v.notes)
     assert "named by instructions" in entry(v, local).why
 
