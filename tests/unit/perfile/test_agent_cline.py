@@ -215,3 +215,23 @@ def test_cl_f15_injected_headers(base: Path, home: Path) -> None:
     assert f"({ws})\n\n.clinerules/style.md\nUse tabs." in r
     assert "# AGENTS.md\n\n" in r and "## AGENTS.md\n\nBe brief." in r
     assert os.path.basename(cline.SOURCE)
+
+
+def test_cl_f13_gitignored_and_past_the_listing_limit(base: Path, home: Path) -> None:
+    """CL-F13: listFiles skips what the root .gitignore names and stops after 500 entries,
+    so an AGENTS.md there is not found (and the view says the listing was cut). Folders are
+    listed level by level, each level in name order here (Cline's globby order may differ)."""
+    ws = base / "ws"
+    write(ws / "AGENTS.md", "root")
+    write(ws / ".gitignore", "generated/\n")
+    ignored = write(ws / "generated" / "AGENTS.md", "ignored")
+    kept = write(ws / "b" / "AGENTS.md", "kept")
+    v = _view(ws, home)
+    assert v.find(str(ignored)) is None and entry(v, kept).when == "start"
+    assert not any("at most 500 entries" in n for n in v.notes)
+    for i in range(520):
+        write(ws / "m" / f"f{i:03}.txt", "")
+    deep = write(ws / "z" / "AGENTS.md", "past the limit")
+    v = _view(ws, home)
+    assert v.find(str(deep)) is None and entry(v, kept).when == "start"
+    assert any("at most 500 entries" in n for n in v.notes)
