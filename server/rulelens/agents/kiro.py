@@ -35,6 +35,7 @@ DOCS = "per Kiro docs"
 DOCS_URL = "https://kiro.dev/docs/steering/"
 #: KI-F3: the report that global ``fileMatch`` steering never fires.
 GLOBAL_FILEMATCH = "kirodotdev/Kiro#9176, Kiro 0.12.263"
+GLOBAL_FILEMATCH_SRC = "https://github.com/kirodotdev/Kiro/issues/9176 (Kiro 0.12.263)"
 STEERING = os.path.join(".kiro", "steering")
 INCLUSIONS = ("always", "fileMatch", "manual", "auto")
 
@@ -141,7 +142,7 @@ class _Steering:
             self.b.skip(path, "global-filematch", "inclusion: fileMatch in the global folder"
                         " never triggers: Kiro loads fileMatch steering only from the"
                         f" workspace's .kiro/steering (observed, {GLOBAL_FILEMATCH}; the docs"
-                        " do not say so)")
+                        " do not say so)", evidence="observed", source=GLOBAL_FILEMATCH_SRC)
             return
         if not globs:
             self.b.skip(path, "no-pattern", f"inclusion: fileMatch without fileMatchPattern:"

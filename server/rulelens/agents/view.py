@@ -221,10 +221,13 @@ class ViewBuilder:
         self._files.append(f)
         return True
 
-    def skip(self, path: str, reason: str, detail: str, imported_by: str | None = None) -> None:
+    def skip(self, path: str, reason: str, detail: str, imported_by: str | None = None, *,
+             evidence: str | None = None, source: str | None = None) -> None:
+        """Record a candidate not loaded (``evidence``/``source``: this line's own, where they
+        differ from the view's)."""
         if path in self._loaded or path in self._skipped:
             return
-        self._skipped[path] = NotLoaded(path, reason, detail, imported_by)
+        self._skipped[path] = NotLoaded(path, reason, detail, imported_by, evidence, source)
 
     def loaded(self, path: str) -> bool:
         return path in self._loaded

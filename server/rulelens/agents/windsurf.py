@@ -34,6 +34,7 @@ DISPLAY = PROFILE.display
 DOCS = "per Windsurf docs"
 DOCS_URL = "https://docs.windsurf.com/windsurf/cascade/memories"
 AGENTS_URL = "https://docs.windsurf.com/windsurf/cascade/agents-md"
+AGENTS_SRC = f"{AGENTS_URL} (seen 2026-12)"
 RULE_DIRS = tuple(d.path for d in PROFILE.rules_dirs)
 GLOBAL_RULES = os.path.join(".codeium", "windsurf", "memories", "global_rules.md")
 TRIGGERS = ("always_on", "glob", "model_decision", "manual")
@@ -139,7 +140,7 @@ def _agents_md(b: ViewBuilder, cwd: str, file: str | None) -> None:
         if fsio.is_file(p):
             b.add(ViewFile(p, "start", f"{name} at the workspace root: an always-on rule"
                            f" ({DOCS})", "project", "project", fsio.size(p),
-                           fsio.read_text(p) or ""))
+                           fsio.read_text(p) or "", source=AGENTS_SRC))
             break
     if file is None:
         return
@@ -150,7 +151,8 @@ def _agents_md(b: ViewBuilder, cwd: str, file: str | None) -> None:
                 rel = os.path.relpath(d, cwd).replace(os.sep, "/")
                 b.add(ViewFile(p, "on-read", f"{name} in {rel}/: a glob rule {rel}/**, applied"
                                f" when Cascade reads or edits files there ({DOCS})", "project",
-                               "project", fsio.size(p), fsio.read_text(p) or ""))
+                               "project", fsio.size(p), fsio.read_text(p) or "",
+                               source=AGENTS_SRC))
                 break
 
 

@@ -58,9 +58,14 @@ def pick(root: str) -> tuple[str | None, list[str]]:
     return chosen, shadowed
 
 
+def _contested(chosen: str, other: str) -> bool:
+    """Only the name order the stored code and the docs disagree on decides between them."""
+    return chosen != other and chosen in CONTESTED and other in CONTESTED
+
+
 def _basis(chosen: str, other: str) -> str:
-    """``code`` unless only the contested name order decides between the two."""
-    if chosen in CONTESTED and other in CONTESTED:
+    """The words for how sure the choice between ``chosen`` and ``other`` is."""
+    if _contested(chosen, other):
         return f"the order {chosen} before {other} is {DOCS} ({DOCS_SRC}); older code read" \
                " CLAUDE.md before AGENT.md"
     return f"from Zed's code, {CODE}"
@@ -72,16 +77,22 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     if fsio.is_file(personal):
         b.add(ViewFile(personal, "start", f"personal AGENTS.md (~/.config/{PERSONAL}), in every"
                        f" conversation before the project rules (v1.4.0+, {DOCS})", "user",
-                       "home", fsio.size(personal), fsio.read_text(personal) or ""))
+                       "home", fsio.size(personal), fsio.read_text(personal) or "",
+                       evidence="docs", source=DOCS_SRC))
     chosen, shadowed = pick(cwd)
     if chosen is not None:
         p = os.path.join(cwd, chosen)
+        lost = [n for n in shadowed if _contested(chosen, n)]
+        order = f"; its lead over {', '.join(lost)} is {DOCS}" if lost else ""
         b.add(ViewFile(p, "start", f"{chosen}: the first rules file at the worktree root, in"
-                       f" every Agent Panel interaction ({_basis(chosen, chosen)})", "project",
-                       "project", fsio.size(p), (fsio.read_text(p) or "").strip()))
+                       f" every Agent Panel interaction ({_basis(chosen, chosen)}{order})",
+                       "project", "project", fsio.size(p), (fsio.read_text(p) or "").strip(),
+                       evidence="docs" if lost else None, source=DOCS_SRC if lost else None))
         for name in shadowed:
+            docs = _contested(chosen, name)
             b.skip(os.path.join(cwd, name), "shadowed", f"Zed reads one rules file per"
-                   f" worktree: {chosen} comes first in its list ({_basis(chosen, name)})")
+                   f" worktree: {chosen} comes first in its list ({_basis(chosen, name)})",
+                   evidence="docs" if docs else None, source=DOCS_SRC if docs else None)
     for name in NAMES:
         p = os.path.join(cwd, name)
         if fsio.is_dir(p):

@@ -8,6 +8,8 @@ from agenttree import entry, env_for, loaded, skipped, write
 
 from rulelens.agents import kiro
 from rulelens.agents.view import AgentView, check_consistent
+from rulelens.multichain import view_json
+from rulelens.rules.perfile import with_source
 
 
 def _view(base: Path, home: Path, file: Path | None = None) -> AgentView:
@@ -93,3 +95,17 @@ def test_ki_f3_global_filematch_never_triggers(base: Path, home: Path) -> None:
     s = skipped(v, g)
     assert s.reason == "global-filematch" and "Kiro#9176" in s.detail and "observed" in s.detail
     assert entry(v, w).when == "on-read"
+
+
+def test_ki_f3_line_is_graded_observed_the_rest_docs(base: Path, home: Path) -> None:
+    """KI-F3 is an issue report, so its line says ``observed`` with the report as source;
+    every other Kiro line is ``docs`` with the steering page (from the profile row)."""
+    g = write(home / ".kiro/steering/php.md",
+              "---\ninclusion: fileMatch\nfileMatchPattern: \"**/*.php\"\n---\nPHP")
+    w = write(base / ".kiro/steering/all.md", "always")
+    out = view_json(with_source(_view(base, home, write(base / "a.php"))))
+    lines = {e["path"]: e for e in [*out["files"], *out["skipped"]]}
+    assert lines[str(g)]["evidence"] == "observed"
+    assert "Kiro/issues/9176" in lines[str(g)]["source"]
+    assert lines[str(w)]["evidence"] == "docs"
+    assert "kiro.dev/docs/steering" in lines[str(w)]["source"]

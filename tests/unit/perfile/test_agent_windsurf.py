@@ -8,6 +8,8 @@ from agenttree import entry, env_for, git_init, loaded, skipped, write
 
 from rulelens.agents import windsurf
 from rulelens.agents.view import AgentView, check_consistent
+from rulelens.multichain import view_json
+from rulelens.rules.perfile import with_source
 
 
 def _view(base: Path, home: Path, file: Path | None = None, cwd: Path | None = None) -> AgentView:
@@ -123,3 +125,15 @@ def test_legacy_windsurfrules_is_shown_with_its_caveat(base: Path, home: Path) -
     write(base / ".windsurfrules", "legacy")
     e = entry(_view(base, home), base / ".windsurfrules")
     assert e.when == "start" and "do not say it stopped being read" in e.why
+
+
+def test_every_windsurf_line_is_docs_with_its_page(base: Path, home: Path) -> None:
+    """Closed source: every line is ``docs``; AGENTS.md lines cite the agents-md page (WS-F1),
+    rule lines the memories page (WS-F2)."""
+    write(base / "AGENTS.md", "a")
+    write(base / ".windsurf/rules/m.md", "---\ntrigger: manual\n---\nm")
+    out = view_json(with_source(_view(base, home)))
+    lines = {e["path"]: e for e in [*out["files"], *out["skipped"]]}
+    assert {e["evidence"] for e in lines.values()} == {"docs"}
+    assert "cascade/agents-md" in lines[str(base / "AGENTS.md")]["source"]
+    assert "cascade/memories" in lines[str(base / ".windsurf/rules/m.md")]["source"]

@@ -9,6 +9,8 @@ from agenttree import entry, env_for, loaded, skipped, write
 
 from rulelens.agents import junie, zed
 from rulelens.agents.view import AgentView, check_consistent
+from rulelens.multichain import view_json
+from rulelens.rules.perfile import with_source
 
 
 def _zed(base: Path, home: Path, file: Path | None = None) -> AgentView:
@@ -95,3 +97,29 @@ def test_ju_f1_agents_md_in_newer_builds(base: Path, home: Path) -> None:
     v = _junie(base, home)
     s = skipped(v, base / "AGENTS.md")
     assert s.reason == "one-file" and "not stated firmly" in s.detail
+
+
+def _lines(v: AgentView) -> dict[str, dict[str, object]]:
+    out = view_json(with_source(v))
+    return {e["path"]: e for e in [*out["files"], *out["skipped"]]}
+
+
+def test_zd_f1_each_line_says_code_or_docs(base: Path, home: Path) -> None:
+    """ZD-F1 graded per line: what the code fixes (first regular file, shadowing by an
+    uncontested name, root only) is ``code`` at @0023f768; the personal file and the
+    AGENT.md-before-CLAUDE.md order are ``docs`` (@00111873)."""
+    p = write(home / ".config/zed/AGENTS.md", "personal")
+    write(base / "AGENT.md", "a")
+    write(base / "CLAUDE.md", "c")
+    write(base / "GEMINI.md", "g")
+    lines = _lines(_zed(base, home))
+    assert lines[str(p)]["evidence"] == "docs"
+    assert lines[str(base / "AGENT.md")]["evidence"] == "docs"
+    assert lines[str(base / "CLAUDE.md")]["evidence"] == "docs"
+    gem = lines[str(base / "GEMINI.md")]
+    assert gem["evidence"] == "code" and "0023f768" in str(gem["source"])
+    (base / "AGENT.md").unlink()
+    (base / "CLAUDE.md").unlink()
+    write(base / ".rules", "r")
+    lines = _lines(_zed(base, home))
+    assert lines[str(base / ".rules")]["evidence"] == "code"
