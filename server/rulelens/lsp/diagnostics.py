@@ -79,13 +79,17 @@ UNSAFE = "rulelens.unsafe"
 
 
 def code_actions(uri: str, path: str, findings: Iterable[Finding], request: types.Range,
-                 to_client: Callable[[int, int], int] | None = None) -> list[types.CodeAction]:
+                 to_client: Callable[[int, int], int] | None = None,
+                 version: int | None = None) -> list[types.CodeAction]:
     """Quick fixes for the findings overlapping ``request``; safe fixes are preferred.
 
     Nothing is written here: the client shows the edit and applies it only when the user
     picks it. An unsafe fix (a rename or move, an edit of another file) carries a change
     annotation that needs confirmation, so the client previews it first. Renames never
-    overwrite an existing file.
+    overwrite an existing file. Edits of the document carry ``version``, the document
+    version that was linted: a client refuses a workspace edit whose version is not the
+    document's (compare-and-swap in the editor), so a fix of text typed over since is
+    never applied.
     """
     out: list[types.CodeAction] = []
     for finding in findings:
@@ -105,7 +109,8 @@ def code_actions(uri: str, path: str, findings: Iterable[Finding], request: type
                         types.AnnotatedTextEdit(range=rng, new_text=new, annotation_id=note))
                     changes.append(types.TextDocumentEdit(
                         text_document=types.OptionalVersionedTextDocumentIdentifier(
-                            uri=uri if edit.path == path else _uri(edit.path), version=None),
+                            uri=uri if edit.path == path else _uri(edit.path),
+                            version=version if edit.path == path else None),
                         edits=[text_edit]))
                 elif isinstance(edit, FileRename):
                     changes.append(types.RenameFile(
