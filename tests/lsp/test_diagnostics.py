@@ -71,6 +71,8 @@ async def test_code_actions_offer_the_fixes(client: LanguageClient, demo: Demo) 
     assert fix.is_preferred and fix.edit is not None and fix.edit.document_changes
     (change,) = fix.edit.document_changes
     assert isinstance(change, types.TextDocumentEdit) and change.text_document.uri == rule
+    # The version linted: a client applies the edit only to that text (compare-and-swap).
+    assert change.text_document.version == 1
     (edit,) = change.edits
     assert edit.range.start.line == 1 and "paths" in edit.new_text
     # Nothing was written: the client applies the edit only if the user picks it.

@@ -74,7 +74,9 @@ class RuleLensServer(LanguageServer):
         self._docs_lock = threading.Lock()
         self._lint_timers: dict[str, asyncio.TimerHandle] = {}
         #: uri -> (path, findings, column converter) of the last published lint.
-        self.findings: dict[str, tuple[str, list[Finding], Callable[[int, int], int]]] = {}
+        #: uri -> (path, findings, column conversion, the document version linted).
+        self.findings: dict[str, tuple[str, list[Finding], Callable[[int, int], int],
+                                       int | None]] = {}
         #: The lint session (every lint cache) for the server's life.
         self.lint = diagnostics.EditorLint()
 
@@ -225,7 +227,7 @@ class RuleLensServer(LanguageServer):
         if found is None or self.session.opened(uri) is None:
             return
         to_client = client_columns(text, doc.position_codec)
-        self.findings[uri] = (path, found, to_client)
+        self.findings[uri] = (path, found, to_client, version)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=[diagnostics.to_diagnostic(f, to_client) for f in found],
             version=version))
@@ -450,8 +452,9 @@ def create_server(environ: Mapping[str, str] | None = None,
         last = ls.findings.get(uri)
         if s.opened(uri) is None or last is None:
             return None
-        path, found, to_client = last
-        return diagnostics.code_actions(uri, path, found, params.range, to_client) or None
+        path, found, to_client, version = last
+        return diagnostics.code_actions(uri, path, found, params.range, to_client,
+                                        version) or None
 
     @server.feature(protocol.CHAIN)
     @server.thread()
