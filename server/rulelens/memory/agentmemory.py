@@ -292,9 +292,9 @@ class AgentStores:
             try:
                 # A small backlog is embedded inline (as Grok's search does); a large one is
                 # left to `memory index`, and its chunks are found by keywords meanwhile.
-                backlog = (len(idx.missing_embeddings(INLINE_EMBED_LIMIT + 1))
-                           if idx.vec_available(embedder.name)
-                           else int(str(idx.stats()["chunks"])))
+                stats = idx.stats()  # two counts: cheaper than listing what has no vector
+                backlog = int(str(stats["chunks"])) - (int(str(stats["vectors"]))
+                                                       if idx.vec_available(embedder.name) else 0)
                 if 0 < backlog <= INLINE_EMBED_LIMIT:
                     idx.embed_missing(embedder, settings.embedding.batch_size)
                 elif not idx.vec_available(embedder.name):
