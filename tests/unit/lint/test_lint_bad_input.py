@@ -10,9 +10,9 @@ import time
 import pytest
 from lintrepo import Repo, codes
 
+from rulelens.agents.yamlbound import compose
 from rulelens.lint import lint_document
 from rulelens.lint.config import DEFAULT
-from rulelens.agents.yamlbound import compose
 
 
 def _fm(body: str) -> str:
