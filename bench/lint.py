@@ -51,11 +51,11 @@ import time
 
 import yaml
 
+from rulelens.agents.yamlbound import _Loader
 from rulelens.lint.cli import batch_gc
 from rulelens.lint.engine import chain_dir
 from rulelens.lint.markdown import outline
 from rulelens.lint.session import LintSession
-from rulelens.agents.yamlbound import _Loader
 from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.frontmatter import split
 from rulelens.rules.model import Chain
