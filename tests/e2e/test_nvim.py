@@ -102,6 +102,14 @@ def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None
     # src/ holds 4 tracked files: AGENTS.md, AGENTS.override.md, app/AGENTS.md, orders.py
     assert res["rule_lenses"][0].startswith("Loaded for 4 files here · position 6 of 6 from src/")
     agents = res["agents_sidebar"]
+    # Each agent whose sessions RuleLens reads carries its last session's verdict (the demo
+    # has one recorded session each; computed in the background, so maybe still checking).
+    codex = agents[next(i for i, line in enumerate(agents) if line.startswith("Codex CLI — "))
+                   + 1]
+    assert codex.startswith("  last session: ") and (
+        "matches your Codex CLI session" in codex or "checking" in codex), codex
+    assert not any(line.startswith("  last session:") for line in agents[
+        next(i for i, line in enumerate(agents) if line.startswith("Cursor — ")):][1:2])
     heads = [line for line in agents if " — start directory: " in line]
     assert [h.split(" — ")[0] for h in heads] == [
         "Grok", "Claude Code", "Codex CLI", "Cursor", "GitHub Copilot", "Gemini CLI",

@@ -162,3 +162,21 @@ async def test_verify_refuses_an_unknown_agent_and_a_cwd_outside(client: Languag
         await request(client, protocol.VERIFY, {"uri": uri, "agent": "nope"})
     with pytest.raises(JsonRpcInvalidParams):
         await request(client, protocol.VERIFY, {"uri": uri, "agent": "codex", "cwd": "/etc"})
+
+
+async def test_agents_for_file_carries_last_session(client: LanguageClient, demo: Demo) -> None:
+    """The Active Rules view and the Neovim sidebar show each agent's ``last_session``."""
+    from helpers.waiting import until
+
+    uri = demo.uri(DEEP)
+    open_doc(client, uri, language="python")
+
+    async def ready() -> dict[str, Any] | None:
+        got = await request(client, protocol.AGENTS_FOR_FILE, {"uri": uri})
+        lines = {a["agent"].split("@")[0]: a["last_session"] for a in got["agents"]}
+        return lines if "checking" not in str(lines) else None
+
+    lines = await until(ready, "every agent's last_session", 60)
+    assert lines["codex"].startswith("✓ matches your Codex CLI session of 2026-09-01 14:02")
+    assert lines["claude"].startswith("⚠ differs: CLAUDE.local.md predicted start")
+    assert lines["cursor"] is None and lines["copilot"] is None

@@ -166,6 +166,10 @@ local WHEN = { start = "at start", ["on-read"] = "on read", may = "may pull in" 
 local function format_agent(add, view, cols)
   local base = (view.git_root ~= vim.NIL and view.git_root) or view.cwd
   add(("%s — start directory: %s"):format(view.display or view.agent, vim.fn.fnamemodify(view.cwd, ":~")))
+  if view.last_session and view.last_session ~= vim.NIL then
+    -- The verdict of the agent's last recorded session here (`rulelens verify`).
+    for _, l in ipairs(S.wrap("  last session: " .. view.last_session, cols, "                ")) do add(l) end
+  end
   local withheld = 0
   for _, s in ipairs(view.skipped) do
     if s.reason == "untrusted-folder" then withheld = withheld + 1 end

@@ -489,8 +489,11 @@ def create_server(environ: Mapping[str, str] | None = None,
             enabled = agentviews.enabled_agents(wanted, s.root_for(path), s.environ) \
                 if wanted else s.agents_for(path)
             found = s.agent_views(path, enabled, cwd)
-            return (agentviews.agents_payload(found, path, enabled, s.root_for(path))
-                    if found else None)
+            payload = (agentviews.agents_payload(found, path, enabled, s.root_for(path))
+                       if found else None)
+            if payload is not None:
+                _add_last_sessions(ls, s, path, payload)
+            return payload
 
         return guarded(answer, None)
 
@@ -589,6 +592,23 @@ def _verdict_for(s: Session, agent: str, cwd: str, path: str) -> dict[str, Any] 
     if resolver is None:
         return None
     return verify.verify(agent, cwd, path, s.environ, resolver.resolve)
+
+
+def _add_last_sessions(ls: RuleLensServer, s: Session, path: str,
+                       payload: dict[str, Any]) -> None:
+    """Each view's ``last_session``: the hover's verdict line for agents whose sessions
+    RuleLens reads (cached; computed in the background), else null."""
+    from rulelens.agents.sessionfacts import facts
+
+    cwd = payload.get("cwd")
+    for entry in payload.get("agents", []):
+        agent = str(entry.get("agent", ""))
+        if not isinstance(cwd, str) or facts(agent).reader is None:
+            entry["last_session"] = None
+            continue
+        known, result = ls.verdicts.get(agent, cwd, path)
+        entry["last_session"] = verdict_line(str(entry.get("display") or agent), known, result,
+                                             s.root_for(path))
 
 
 def _verdict_block(ls: RuleLensServer, s: Session, path: str) -> str:
