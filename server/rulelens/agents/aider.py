@@ -27,6 +27,8 @@ ID = PROFILE.agent
 DISPLAY = PROFILE.display
 DOCS = "per Aider docs, 2026-08"
 CONF = ".aider.conf.yml"
+#: AD-F1's page (the row cites the config page).
+CONVENTIONS_REF = "https://aider.chat/docs/usage/conventions.html (seen 2026-08)"
 #: Conventions files people keep for Aider or other agents; Aider reads none unprompted.
 UNNAMED = ("CONVENTIONS.md", "AGENTS.md", "CLAUDE.md", ".cursorrules")
 
@@ -97,7 +99,8 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
         p = os.path.join(cwd, name)
         if fsio.is_file(p):
             b.skip(p, "not-named", f"Aider loads no instruction file by itself: name it with"
-                   f" `read: {name}` in .aider.conf.yml or `--read {name}` ({DOCS})")
+                   f" `read: {name}` in .aider.conf.yml or `--read {name}` ({DOCS})",
+                   source=CONVENTIONS_REF)
     if source:
         b.notes.append(f"read: comes from {source}, the last .aider.conf.yml that sets it"
                        f" (home, git root, start directory; later wins) ({DOCS}).")

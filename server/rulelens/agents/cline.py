@@ -42,6 +42,9 @@ LOCAL_EXCLUDED = ("workflows", "hooks", "skills")
 IGNORED_DIRS = frozenset({"node_modules", "__pycache__", "env", "venv", "dist", "out", "bundle",
                           "vendor", "tmp", "temp", "deps", "Pods"})
 LIST_LIMIT = 500
+#: Per-line sources where a fact comes from outside the row's user-instructions folder.
+STATE_REF = "cline/cline@864419d8:apps/vscode/src/shared/storage/storage-context.ts"
+LIST_REF = "cline/cline@864419d8:apps/vscode/src/services/glob/list-files.ts"
 #: RuleLens' own bounds on a rules folder walk (Cline has none): files kept, folders listed.
 MAX_FILES = 5000
 MAX_DIRS = 10000
@@ -250,7 +253,7 @@ class _Loader:
         if self.toggles.get(path) is False:
             store = self.gstate if fsio.is_below(path, self.gdir) else self.wstate
             self.b.skip(path, "toggled-off", f"switched off in Cline's rules panel (stored in"
-                        f" {store}; {SOURCE})")
+                        f" {store}; {SOURCE})", source=STATE_REF)
             return True
         return False
 
@@ -411,7 +414,7 @@ def _agents_md(ld: _Loader, home: str) -> None:
     found, cut = list_agents_md(ld.cwd, home)
     if ld.cwd in ("/", home):
         ld.b.skip(top, "restricted-dir", "Cline does not list files in the home or root"
-                  f" directory, so it finds no AGENTS.md here ({SOURCE})")
+                  f" directory, so it finds no AGENTS.md here ({SOURCE})", source=LIST_REF)
         return
     parts = []
     for p in found:

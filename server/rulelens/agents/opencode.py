@@ -37,6 +37,8 @@ ID = PROFILE.agent
 DISPLAY = PROFILE.display
 SOURCE = "exact from OpenCode source @00b964bd"
 CONFIG_NAMES = ("config.json", "opencode.json", "opencode.jsonc")
+#: The global file comes first per the newest test (the code @00b964bd put it after).
+ORDER_REF = "anomalyco/opencode@1565a419:packages/opencode/test/session/instruction.test.ts"
 PROJECT_CONFIG_NAMES = ("opencode.jsonc", "opencode.json")
 
 
@@ -108,13 +110,14 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     no_project = _truthy(env, "OPENCODE_DISABLE_PROJECT_CONFIG")
     blocks: list[tuple[str, str]] = []
 
-    def load(path: str, when: When, why: str, kind: str, role: Role) -> None:
+    def load(path: str, when: When, why: str, kind: str, role: Role,
+             source: str | None = None) -> None:
         text = fsio.read_text(path)
         if not text:
             b.skip(path, "empty", f"empty or unreadable: OpenCode drops it ({SOURCE})")
             return
-        if b.add(ViewFile(path, when, why, kind, role, fsio.size(path), text)) and \
-                when == "start":
+        if b.add(ViewFile(path, when, why, kind, role, fsio.size(path), text,
+                          source=source)) and when == "start":
             blocks.append((path, text))
 
     _global(b, env, home, load)
@@ -155,7 +158,8 @@ def _global(b: ViewBuilder, env: Mapping[str, str], home: str, load: Any) -> Non
             chosen = p
             load(p, "start", "the global instructions file (the first of"
                  " ~/.config/opencode/AGENTS.md, ~/.claude/CLAUDE.md that exists), before"
-                 f" project files ({SOURCE})", "global", "home")
+                 " project files (exact from OpenCode's test @1565a419)", "global", "home",
+                 ORDER_REF)
         else:
             b.skip(p, "global-shadowed", f"OpenCode loads one global file and {chosen} exists"
                    f" ({SOURCE})")

@@ -41,6 +41,9 @@ DEFAULT_NAMES = tuple(n.name for n in PROFILE.named_files if "/" not in n.name)
 LOCAL = ".qwen/QWEN.local.md"
 SOURCE = "exact from Qwen Code source @0f8ce082"
 RULES_SOURCE = "exact from Qwen Code rulesDiscovery.ts @1aba1b9f"
+#: Per-line sources where a fact comes from another file than the row's memoryDiscovery.ts.
+RULES_REF = "QwenLM/qwen-code@1aba1b9f:packages/core/src/utils/rulesDiscovery.ts"
+TRUST_REF = "QwenLM/qwen-code:packages/cli/src/config/trustedFolders.ts (index 70378672011)"
 _FRONT = re.compile(r"^---\n([\s\S]*?)\n---(?:\n|$)([\s\S]*)$")
 UNSEEN = ("Also loaded, not shown: directories added with --include-directories (walked like"
           " the start directory), extension context files, and auto-memory under"
@@ -245,7 +248,8 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
             last = max((i for i, p in enumerate(paths) if p.startswith(qdir)), default=-1)
             paths.insert(last + 1, local)
         else:
-            b.skip(local, "untrusted-folder", f"untrusted folder: {trust_why}")
+            b.skip(local, "untrusted-folder", f"untrusted folder: {trust_why}",
+                   source=TRUST_REF)
     for p in paths:
         _context(b, p, cwd, qdir, local, blocks)
     if not trusted:
@@ -303,7 +307,7 @@ def _untrusted_skips(b: ViewBuilder, cwd: str, names: tuple[str, ...], root: str
             p = os.path.join(d, n)
             if fsio.readable(p) and not b.loaded(p):
                 b.skip(p, "untrusted-folder", f"Qwen Code loads no workspace context files in"
-                       f" an untrusted folder: {why}")
+                       f" an untrusted folder: {why}", source=TRUST_REF)
 
 
 def _rules(b: ViewBuilder, env: Mapping[str, str], root: str, home: str, trusted: bool,
@@ -318,7 +322,7 @@ def _rules(b: ViewBuilder, env: Mapping[str, str], root: str, home: str, trusted
         else:
             for p in collect_md(pdir):
                 b.skip(p, "untrusted-folder", f"project rules load only in a trusted folder:"
-                       f" {trust_why}")
+                       f" {trust_why}", source=TRUST_REF)
     rel = None
     if file is not None:
         r = os.path.relpath(file, root).replace(os.sep, "/")
@@ -328,14 +332,14 @@ def _rules(b: ViewBuilder, env: Mapping[str, str], root: str, home: str, trusted
             paths, _desc, content = parse_rule(fsio.read_text(p) or "")
             if not content:
                 b.skip(p, "empty", f"empty once frontmatter and HTML comments are removed"
-                       f" ({RULES_SOURCE})")
+                       f" ({RULES_SOURCE})", source=RULES_REF)
                 continue
             shown = os.path.relpath(p, root)
             block = f"--- Rule from: {shown} ---\n{content}\n--- End of Rule from: {shown} ---"
             if paths is None:
                 if b.add(ViewFile(p, "start", "rule without paths: a baseline rule in the system"
                                   f" prompt, after the context files ({RULES_SOURCE})", "rule",
-                                  role, fsio.size(p), content)):
+                                  role, fsio.size(p), content, source=RULES_REF)):
                     blocks.append((p, block))
                 continue
             hit = next((g for g in paths if rel is not None and dot_match(g, rel)), None)
@@ -343,11 +347,11 @@ def _rules(b: ViewBuilder, env: Mapping[str, str], root: str, home: str, trusted
                 when: When = "on-read"
                 b.add(ViewFile(p, when, f"paths: {hit} matches {rel}: injected once per session"
                                f" when the model reads or edits the file ({RULES_SOURCE})",
-                               "rule", role, fsio.size(p), content))
+                               "rule", role, fsio.size(p), content, source=RULES_REF))
             else:
                 target = rel if rel is not None else "this file (outside the project root)"
                 b.skip(p, "paths-no-match", f"paths: {', '.join(paths)} — does not match"
-                       f" {target} ({RULES_SOURCE})")
+                       f" {target} ({RULES_SOURCE})", source=RULES_REF)
 
 
 AGENT = Agent(
