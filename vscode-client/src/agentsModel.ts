@@ -43,6 +43,18 @@ function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
       contextValue: "rulelens.trust",
     });
   }
+  if (view.last_session) {
+    // The verdict of the agent's last recorded session here (`rulelens verify`).
+    const line = view.last_session;
+    children.push({
+      id: `agent:${id}:session`,
+      kind: "session",
+      label: `Last session: ${line}`,
+      tooltip: `${name}: ${line}\n(rulelens verify --agent ${id})`,
+      icon: line.startsWith("✓") ? "pass" : line.startsWith("⚠") ? "warning" : "history",
+      contextValue: "rulelens.session",
+    });
+  }
   let start = 0;
   for (const f of view.files) {
     if (f.when === "start") start += 1;

@@ -101,6 +101,8 @@ export interface AgentChain {
   trust_command?: string | null;
   /** Paths this agent merely does not read that another enabled agent loads. */
   foreign?: string[];
+  /** Its last recorded session's verdict (`rulelens verify`), where RuleLens reads its sessions. */
+  last_session?: string | null;
 }
 
 export interface AgentsPayload {
