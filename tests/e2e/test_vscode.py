@@ -222,6 +222,12 @@ def test_extension_view_of_lenses_hovers_and_tree(driven: dict[str, Any]) -> Non
     # One group per enabled agent (the demo has files for every agent), in column order.
     assert [i["label"] for i in items if "group" not in i] == AGENT_GROUPS
     assert st["tree"]["description"].startswith("start: ./ · orders.py"), st["tree"]
+    # Each group whose agent's sessions RuleLens reads starts with the last session's verdict
+    # (the demo has one recorded session per such agent; maybe still being checked).
+    sessions = {i["group"]: i["label"] for i in items
+                if i.get("group") and i["label"].startswith("Last session: ")}
+    assert sorted(sessions) == ["Claude Code", "Codex CLI", "Gemini CLI", "Grok"], sessions
+    items = [i for i in items if not i["label"].startswith("Last session: ")]
     grok = {i["label"]: i["description"] for i in items if i.get("group") == "Grok"}
     assert list(grok)[:5] == ["1. ~/.grok/rules/personal.md", "2. ~/.claude/CLAUDE.md",
                               "3. AGENTS.md", "4. .grok/rules/security.md",
