@@ -29,6 +29,7 @@ from rulelens.agents import fsio, profiles
 from rulelens.agents.approval import Approval, workspace_roots
 from rulelens.agents.fs import discover_git_root
 from rulelens.agents.gemini import read_json
+from rulelens.agents.globmatch import matches
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile, When
 
@@ -37,6 +38,8 @@ ID = PROFILE.agent
 DISPLAY = PROFILE.display
 SOURCE = "exact from OpenCode source @00b964bd"
 CONFIG_NAMES = ("config.json", "opencode.json", "opencode.jsonc")
+#: Folders an ``instructions`` glob may list in one view (RuleLens' bound).
+GLOB_DIRS = 2000
 #: The global file comes first per the newest test (the code @00b964bd put it after).
 ORDER_REF = "anomalyco/opencode@1565a419:packages/opencode/test/session/instruction.test.ts"
 PROJECT_CONFIG_NAMES = ("opencode.jsonc", "opencode.json")
@@ -74,11 +77,38 @@ def glob_up(pattern: str, start: str, stop: str,
     A hit ``approval`` refuses is kept without looking at what it points to (the caller
     lists it as needing approval), so whether its target exists never shows."""
     out: list[str] = []
+    budget = [GLOB_DIRS]
     for d in fsio.ancestors(start, stop):
-        for hit in sorted(glob.glob(pattern, root_dir=d, recursive=True)):
-            p = os.path.normpath(os.path.join(d, hit))
+        for p in glob_in(d, pattern, budget):
             if (approval is not None and approval.resolve(p) is None) or fsio.is_file(p):
                 out.append(p)
+    return out
+
+
+def glob_in(top: str, pattern: str, budget: list[int]) -> list[str]:
+    """Paths below ``top`` matching ``pattern`` the way a glob does (``**`` spans folders,
+    dot files only by an explicit dot), sorted; links to folders are not followed and
+    at most ``budget[0]`` folders are listed over all calls (RuleLens' bound, not
+    OpenCode's: a ``**`` entry walked up to ``/`` cannot stall the view)."""
+    if not any(c in pattern for c in "*?[{"):
+        p = os.path.normpath(os.path.join(top, pattern))
+        return [p] if os.path.lexists(p) else []
+    depth = None if "**" in pattern else pattern.count("/")
+    dots = any(seg.startswith(".") for seg in pattern.split("/"))
+    out: list[str] = []
+    for root, dirs, files in os.walk(top):
+        budget[0] -= 1
+        if budget[0] < 0:
+            break
+        rel_root = "" if root == top else root[len(top):].lstrip(os.sep).replace(os.sep, "/")
+        level = 0 if not rel_root else rel_root.count("/") + 1
+        dirs[:] = sorted(x for x in dirs if dots or not x.startswith("."))
+        if depth is not None and level >= depth:
+            dirs[:] = []
+        for name in sorted(files):
+            rel = f"{rel_root}/{name}" if rel_root else name
+            if (dots or not name.startswith(".")) and matches(pattern, rel):
+                out.append(os.path.join(root, name))
     return out
 
 

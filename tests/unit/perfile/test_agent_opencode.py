@@ -151,3 +151,23 @@ def test_oc_f10_no_frontmatter_no_imports(base: Path, home: Path) -> None:
     f = write(repo / "AGENTS.md", text)
     v = _view(repo, home)
     assert entry(v, f).content == text and loaded(v) == [str(f)] and v.imports == ()
+
+
+def test_oc_f7_globs_are_bounded_and_skip_dot_folders(base: Path, home: Path) -> None:
+    """OC-F7: ``**`` spans folders, dot folders only by an explicit dot; RuleLens lists at
+    most ``GLOB_DIRS`` folders per entry, so a ``**`` walked up to the root stays quick."""
+    import time
+
+    repo = git_init(base / "repo")
+    deep = write(repo / "docs" / "a" / "b" / "deep.md", "deep")
+    write(repo / "docs" / ".hidden" / "h.md", "hidden")
+    write_json(repo / "opencode.json", {"instructions": ["docs/**/*.md"]})
+    assert loaded(_view(repo, home)) == [str(deep)]
+    for i in range(opencode.GLOB_DIRS + 50):
+        (repo / "many" / f"d{i:04}").mkdir(parents=True)
+    late = write(repo / "zz" / "late.md", "late")
+    write_json(repo / "opencode.json", {"instructions": ["**/*.md"]})
+    started = time.monotonic()
+    v = _view(repo, home)
+    assert time.monotonic() - started < 10
+    assert str(deep) in loaded(v) and str(late) not in loaded(v)
