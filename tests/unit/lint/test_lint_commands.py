@@ -272,3 +272,12 @@ def test_a_catalog_of_instruction_files_is_not_reported(repo: Repo) -> None:
         repo.write(f"instructions/lang{i}.instructions.md", '---\napplyTo: "**"\n---\nX.\n')
     assert not [f for f in repo.lint("instructions/lang0.instructions.md")
                 if f.code == "RL213"]
+
+
+def test_dot_directory_file_loaded_through_a_root_symlink_is_loaded(repo: Repo) -> None:
+    """langfuse/langfuse keeps `AGENTS.md -> .agents/AGENTS.md` (and `CLAUDE.md -> AGENTS.md`):
+    the file loads under the root's name, so it is no RL213."""
+    repo.write(".agents/AGENTS.md", "# Agent guidelines\n\nKeep changes scoped.\n")
+    os.symlink(".agents/AGENTS.md", repo.path("AGENTS.md"))
+    os.symlink("AGENTS.md", repo.path("CLAUDE.md"))
+    assert not [f for f in repo.lint(".agents/AGENTS.md") if f.code == "RL213"]

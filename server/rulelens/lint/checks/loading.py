@@ -92,6 +92,23 @@ def _catalog(directory: str) -> bool:
         return False
 
 
+def _linked_from(path: str, root: str) -> bool:
+    """Whether a named file of the repository root, or of the folders between it and
+    ``path``, is a symlink to ``path`` (the file then loads under that name)."""
+    plain, with_dir, _ = _names()
+    real = os.path.realpath(path)
+    directory = os.path.dirname(path)
+    while directory.startswith(root):
+        for name in (*plain, *with_dir):
+            link = os.path.join(directory, name)
+            if os.path.islink(link) and os.path.realpath(link) == real:
+                return True
+        if directory == root:
+            break
+        directory = os.path.dirname(directory)
+    return False
+
+
 def run(ctx: Context) -> None:
     doc = ctx.doc
     root = ctx.git_root
@@ -102,6 +119,8 @@ def run(ctx: Context) -> None:
     if found is None or not ctx.config.enabled("RL213") or "RL213" in doc.disabled:
         return
     what, _ = found
+    if _linked_from(doc.path, root):
+        return  # `AGENTS.md -> .agents/AGENTS.md`: loaded through the link
     from rulelens.agents import readers
 
     reads, _skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env())

@@ -181,6 +181,10 @@ class _Scan:
                     f" {ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))}"
                     " does not.")
         target = ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))
+        if self.rules_dir and self.root is not None:
+            return (f"{what} `{ref}` points to {target}, which does not exist, nor does"
+                    f" {ctx.rel(os.path.normpath(os.path.join(self.root, ref)))} (from the"
+                    " repository root).")
         return f"{what} `{ref}` points to {target}, which does not exist."
 
     # ------------------------------------------------------------------ imports

@@ -202,7 +202,8 @@ def check_composer(words: Sequence[Word], place: Place, cwd: str | None
         return  # a command of composer or of a plugin
     else:
         names = [sub]
-    yield from _judge(place, cwd, ("composer.json",), "composer", names, _composer_scripts,
+    tool = "composer" if names and names[0] is sub else f"composer {sub.text}"
+    yield from _judge(place, cwd, ("composer.json",), tool, names, _composer_scripts,
                       "script")
 
 
