@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -14,7 +15,7 @@ from pytest_lsp import LanguageClient
 
 from rulelens.lsp import protocol
 
-from .conftest import Demo, request
+from .conftest import Demo, hover, open_doc, request
 
 
 def _cli(demo: Demo, *args: str) -> dict[str, object]:
@@ -69,3 +70,23 @@ async def test_remember_into_claude_memory(client: LanguageClient, demo: Demo) -
             command=protocol.REMEMBER, arguments=[{"text": "x", "agent": "codex",
                                                    "workspaceUri": ws}]))
     assert os.path.exists(index)
+
+
+async def test_hover_on_a_memory_file_shows_the_cut(client: LanguageClient, demo: Demo) -> None:
+    status = await request(client, protocol.MEMORY_STATUS, {"workspaceUri": demo.repo.as_uri(),
+                                                            "agent": "claude"})
+    index = pathlib.Path(next(f["path"] for f in status["files"]
+                              if f["path"].endswith("MEMORY.md")))
+    index.write_text("".join(f"- [Entry {i}](e{i}.md) — note {i}\n" for i in range(1, 251)))
+    uri = index.as_uri()
+    open_doc(client, uri)
+    got = await hover(client, uri)
+    assert got is not None
+    text = got.contents.value  # type: ignore[union-attr]
+    assert text.startswith("**Claude Code memory** (workspace, index): lines 1–200 are injected")
+    assert "**the cut falls after line 200**" in text and "250 lines" in text
+    assert "third-party" in text
+    topic = index.parent / "user_role.md"
+    open_doc(client, topic.as_uri())
+    got = await hover(client, topic.as_uri())
+    assert got is not None and "reads it on demand" in got.contents.value  # type: ignore[union-attr]

@@ -217,6 +217,39 @@ class MemoryFeature:
                 self._agent_stores = AgentStores(svc)
             return self._agent_stores
 
+    def cut_hover_uri(self, uri: str) -> str | None:
+        """:meth:`cut_hover` for a ``file:`` URI outside the workspace folders (the server
+        opens no such document; only a file an agent's store lists is answered for)."""
+        from urllib.parse import unquote, urlsplit
+
+        try:
+            parts = urlsplit(uri)
+        except ValueError:
+            return None
+        path = os.path.normpath(unquote(parts.path))
+        if parts.scheme != "file" or not path.startswith("/") or "\x00" in path:
+            return None
+        return self.cut_hover(path)
+
+    def cut_hover(self, path: str) -> str | None:
+        """(worker) For a memory file of another agent (Claude Code, Codex, Gemini CLI, Qwen
+        Code) of a workspace folder: what reaches that agent's model and where the cut falls
+        (Markdown); None for any other file. Only ``*.md`` files outside every workspace
+        folder are looked up (memory lives in the agents' homes)."""
+        if not path.endswith(".md") or any(
+                path.startswith(r.rstrip(os.sep) + os.sep) for r in self.session.roots):
+            return None
+        from rulelens.memory.agentfiles import STORES, display_name
+
+        stores = self.agent_stores()
+        for cwd in self.session.roots:
+            for agent in STORES:
+                view = stores.views(agent, cwd)[0]
+                f = view.file(path)
+                if f is not None:
+                    return cut_markdown(display_name(agent), f, view.evidence)
+        return None
+
     def workspace(self, uri: Any) -> str:
         if isinstance(uri, str) and uri:
             path = self.session.path_of(uri)
@@ -344,6 +377,27 @@ class MemoryFeature:
         self.stop_watcher()
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.jobs.shutdown(wait=False, cancel_futures=True)
+
+
+def cut_markdown(name: str, f: Any, evidence: list[str]) -> str:
+    """The hover of one memory file: scope, what is injected at start, where the cut falls."""
+    head = f"**{name} memory** ({f.scope}, {f.role}): "
+    if f.injected == "start" and f.cut_at_line is None:
+        body = (f"injected whole at the start of every session ({f.injected_bytes:,} bytes"
+                " reach the model).")
+    elif f.injected == "start":
+        after = [s for s in f.segments if s.injected == "start" and s.start > 0]
+        tail = (f"; lines {after[0].start + 1}–{f.lines} reach it too (head and tail kept)"
+                if after else "")
+        body = (f"lines 1–{f.cut_at_line} are injected at session start ({f.injected_bytes:,}"
+                f" bytes); **the cut falls after line {f.cut_at_line}**{tail}. The rest of"
+                f" its {f.lines} lines is read only on demand.")
+    elif f.injected == "on-demand":
+        body = "not injected at start; the agent reads it on demand with its tools."
+    else:
+        body = "not read by the agent (its own pipeline's input)."
+    grades = "\n\n" + "\n".join(f"- {e}" for e in evidence) if evidence else ""
+    return head + body + grades
 
 
 def _memory_agent(params: Any) -> str | None:

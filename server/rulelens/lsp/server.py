@@ -419,8 +419,9 @@ def create_server(environ: Mapping[str, str] | None = None,
     def hover(ls: RuleLensServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
         path = s.opened(uri)
-        if path is None:
-            return None
+        if path is None:  # outside the workspace: maybe another agent's memory file
+            cut = ls.memory.cut_hover_uri(uri) if ls.memory is not None else None
+            return _markdown(cut) if cut and params.position.line == 0 else None
         line = params.position.line
         if line == 0:
             chain = s.chain(path)
