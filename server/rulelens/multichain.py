@@ -17,7 +17,16 @@ from rulelens.agents.registry import DEFAULT_AGENT, ORDER, choices, family
 from rulelens.agents.view import WHENS, AgentView
 from rulelens.present import byte_size, display_path
 from rulelens.rules.model import Chain
-from rulelens.rules.perfile import ResolveChain, short_name, side_by_side, views_for_file
+from rulelens.rules.perfile import (
+    EVIDENCE_LEGEND,
+    MARKS,
+    ResolveChain,
+    column_name,
+    line_notes,
+    short_name,
+    side_by_side,
+    views_for_file,
+)
 from rulelens.tokens import cell as token_cell
 from rulelens.tokens import tokens
 
@@ -91,6 +100,8 @@ def format_view(v: AgentView) -> str:
     if v.file:
         out.append(f"file: {display_path(v.file, base)}")
     out.append(f"({v.basis_label})" if v.basis_label else "")
+    if v.source:
+        out.append(f"evidence: {v.basis}{MARKS.get(v.basis, '')} · source: {v.source}")
     for note in v.notes:
         out.append(f"note: {note}")
     for when in WHENS:
@@ -103,11 +114,13 @@ def format_view(v: AgentView) -> str:
             out.append(f"  {i:>2}. {display_path(f.path, base)}  {byte_size(f.bytes)},"
                        f" ~{f.tokens} tokens{cut}")
             out.append(f"      {f.why}")
+            out += [f"      † {note}" for note in f.notes]
     if v.not_loaded:
         out += ["", f"Not loaded ({len(v.not_loaded)}):"]
         for s in v.not_loaded:
             out.append(f"  {display_path(s.path, base)}  [{s.reason}]")
             out.append(f"      {s.detail}")
+            out += [f"      † {note}" for note in s.notes]
     if v.imports:
         out += ["", "Imports (in the order the agent sees them):"]
         for e in v.imports:
@@ -123,7 +136,7 @@ def format_table(vs: list[AgentView], why: bool = False,
     cwd = vs[0].cwd if vs else "."
     file = vs[0].file if vs else None
     rows = side_by_side(vs)
-    header = ["file", *[short_name(v.agent) for v in vs]]
+    header = ["file", *[column_name(v) for v in vs]]
     table = [header]
     for r in rows:
         table.append([display_path(r.path, base),
@@ -144,7 +157,15 @@ def format_table(vs: list[AgentView], why: bool = False,
                 if cell != "—":
                     out.append(f"    {v.display}: {cell} — {reason}")
     methods = sorted({t["estimate"] for t in costs})
-    out += ["", LEGEND, TOKENS_LEGEND + "; ".join(methods) + ".", "", summary(vs)]
+    notes = line_notes(vs)
+    if notes:
+        out += ["", "Known bugs on these lines:"]
+        out += [f"  † {display_path(p, base)} ({v.display}): {note}" for p, v, note in notes]
+    out += ["", LEGEND, EVIDENCE_LEGEND, TOKENS_LEGEND + "; ".join(methods) + "."]
+    if why:
+        w = max(len(column_name(v)) for v in vs)
+        out += ["", "Sources:"] + [f"  {column_name(v).ljust(w)}  {v.source}" for v in vs]
+    out += ["", summary(vs)]
     return "\n".join(out) + "\n"
 
 

@@ -10,8 +10,9 @@ from typing import Any
 
 from pytest_lsp import LanguageClient
 
-from rulelens.agents.registry import ORDER, SHORT
+from rulelens.agents.registry import BY_ID, ORDER, SHORT
 from rulelens.lsp import protocol
+from rulelens.rules.perfile import MARKS
 
 from .conftest import Demo, hover, lenses, open_doc, request, start_client, stop_client
 
@@ -101,7 +102,10 @@ async def test_per_agent_lens_and_hover(client: LanguageClient, demo: Demo) -> N
     assert headline.startswith("**Grok ") and "sessions started in `./`" in headline
     # The lens may abbreviate many agents; the hover's headline names every count.
     assert all(f"{SHORT[a]} {counts[a]}" in headline for a in ALL if a != "grok"), headline
-    assert "| file | " + " | ".join(SHORT[a] for a in ALL) + " |" in text
+    # Each column says how sure it is (ᶜ the agent's code, ᵈ its docs), and the source.
+    marks = {a: MARKS[BY_ID[a].evidence] for a in ALL}
+    assert "| file | " + " | ".join(SHORT[a] + marks[a] for a in ALL) + " |" in text
+    assert "Claude Code: per Claude Code docs, 2026-08 — https://code.claude.com/" in text
     # Grok skips the .mdc, Cursor attaches it by its globs, Cline loads it always.
     assert "| .cursor/rules/style.mdc | no | — | — | on-read | — | — | — | start |" in text
     assert "per Claude Code docs" in text

@@ -25,7 +25,14 @@ from rulelens.agents.view import AgentView, NotLoaded, ViewFile
 from rulelens.multichain import view_json
 from rulelens.present import display_path
 from rulelens.rules.model import Chain
-from rulelens.rules.perfile import short_name, side_by_side, views_for_file
+from rulelens.rules.perfile import (
+    EVIDENCE_LEGEND,
+    column_name,
+    line_notes,
+    short_name,
+    side_by_side,
+    views_for_file,
+)
 
 
 def refused_view(agent: str, cwd: str, path: str | None, reason: str) -> AgentView:
@@ -230,7 +237,7 @@ def hover_table(views: list[AgentView], workspace: str | None) -> str:
         return ""
     base = views[0].root or views[0].cwd
     start = start_label(views[0].cwd, workspace)
-    head = "| file | " + " | ".join(short_name(v.agent) for v in views) + " |"
+    head = "| file | " + " | ".join(column_name(v) for v in views) + " |"
     sep = "|---|" + "---|" * len(views)
     lines = [f"**{headline(views)}** · sessions started in `{start}`", ""]
     lines += [f"> **{line}**" for line in trust_lines(views)] + ([""] if trust_lines(views) else [])
@@ -239,10 +246,14 @@ def hover_table(views: list[AgentView], workspace: str | None) -> str:
         name = display_path(row.path, base).replace("|", "\\|")
         lines.append(f"| {name} | " + " | ".join(c for c, _ in row.cells) + " |")
     lines += ["", "start = at session start · on-read = when the agent reads this file ·"
-              " may = the model may pull it in · no = not loaded · — = not looked for"]
+              " may = the model may pull it in · no = not loaded · — = not looked for", "",
+              EVIDENCE_LEGEND]
+    for p, v, note in line_notes(views):
+        name = display_path(p, base).replace("|", "\\|")
+        lines.append(f"- † `{name}` ({v.display}): {note}")
     for v in views:
         if v.basis == "docs":
-            lines.append(f"- {v.display}: {v.basis_label}")
+            lines.append(f"- {v.display}: {v.basis_label} — {v.source}")
     return "\n".join(lines)
 
 

@@ -157,3 +157,24 @@ def side_by_side(views: list[AgentView]) -> list[Row]:
 
 def short_name(agent: str) -> str:
     return SHORT.get(family(agent), agent)
+
+
+#: How sure a line is, compactly: from the agent's code, its documentation, or observed.
+MARKS = {"code": "ᶜ", "docs": "ᵈ", "observed": "ᵒ"}
+EVIDENCE_LEGEND = ("ᶜ = from the agent's own code · ᵈ = from its documentation · ᵒ = observed"
+                   " (issue reports) · † = a known, version-gated bug (below)")
+
+
+def column_name(view: AgentView) -> str:
+    """``Claudeᵈ``: the agent's short name with the mark of how sure its view is."""
+    return short_name(view.agent) + MARKS.get(view.basis, "")
+
+
+def line_notes(views: list[AgentView]) -> list[tuple[str, AgentView, str]]:
+    """``(path, view, note)`` for every line that carries a known-bug note, in view order."""
+    out: list[tuple[str, AgentView, str]] = []
+    for v in views:
+        entries: list[ViewFile | NotLoaded] = [*v.files, *v.not_loaded]
+        for entry in entries:
+            out += [(entry.path, v, note) for note in entry.notes]
+    return out

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from rulelens.agents.registry import ORDER, SHORT
+from rulelens.agents.registry import BY_ID, ORDER, SHORT
+from rulelens.rules.perfile import MARKS
 
 ROOT = Path(__file__).resolve().parents[3]
 RULELENS = str(Path(sys.executable).with_name("rulelens"))
@@ -177,7 +178,9 @@ def test_table_names_the_start_directory(demo: dict[str, str]) -> None:
     text = run(demo, "chain", demo["deep_file"], "--agent", "all", "--cwd", demo["repo"]).stdout
     assert text.startswith(f"start directory: {demo['repo']}\n")
     header = next(line for line in text.splitlines() if line.startswith("file "))
-    assert header.split() == ["file", *(SHORT[a] for a in ORDER)]
+    # Each column says how sure it is: ᶜ from the agent's code, ᵈ from its docs.
+    assert header.split() == ["file", *(SHORT[a] + MARKS[BY_ID[a].evidence] for a in ORDER)]
+    assert "ᵈ = from its documentation" in text
     assert "src/AGENTS.override.md" in text and "Codex 1 +2 may" in text
 
 
