@@ -466,3 +466,25 @@ def test_demo_has_claude_and_gemini_memory(tmp_path: object) -> None:
     assert marks[("gemini", "MEMORY.md")] == "start"
     with open(os.path.join(root, "scripts", "run"), encoding="utf-8") as fh:
         assert "--agent all" in fh.read().split("memory search", 1)[1]
+
+
+def test_remember_scopes_the_clients_offer_are_the_ones_that_write(h: Home) -> None:
+    """REMEMBER_SCOPES (what editors offer) agrees with plan_remember (what is written)."""
+    from rulelens.memory.agentfiles import memory_agents
+    from rulelens.memory.agentmemory import REMEMBER_SCOPES, plan_remember
+    from rulelens.memory.remember import RememberError
+    from rulelens.memory.service import MemoryService
+
+    shop = h.repo("shop")
+    os.makedirs(os.path.dirname(h.claude_dir(shop)))
+    h.gemini_project(shop, "shop")
+    svc = MemoryService(env=h.env)
+    for agent in memory_agents():
+        if agent == "grok":
+            continue
+        for scope in ("global", "workspace"):
+            if scope in REMEMBER_SCOPES[agent]:
+                assert plan_remember(svc, agent, shop, "x", scope).scope == scope
+            else:
+                with pytest.raises(RememberError):
+                    plan_remember(svc, agent, shop, "x", scope)
