@@ -42,6 +42,11 @@ LOCAL_EXCLUDED = ("workflows", "hooks", "skills")
 IGNORED_DIRS = frozenset({"node_modules", "__pycache__", "env", "venv", "dist", "out", "bundle",
                           "vendor", "tmp", "temp", "deps", "Pods"})
 LIST_LIMIT = 500
+#: The version gate (research §1 version note): the SDK loader reads other files.
+SDK_NOTE = ("This is the extension's own loader (cline@864419d8). Builds after the 2026-08 SDK"
+            " migration read AGENTS.md, .clinerules, .cline/rules, ~/.agents/AGENTS.md,"
+            " ~/.cline/rules and ~/Documents/Cline/Rules instead, with no paths conditions and"
+            " no Cursor or Windsurf files (cline/cline@21cb8d25).")
 #: Per-line sources where a fact comes from outside the row's user-instructions folder.
 STATE_REF = "cline/cline@864419d8:apps/vscode/src/shared/storage/storage-context.ts"
 LIST_REF = "cline/cline@864419d8:apps/vscode/src/services/glob/list-files.ts"
@@ -391,6 +396,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
                    f" sorted; numeric prefixes do not order them ({SOURCE}).")
     b.notes.append("Remote (organisation) rules are appended after the global folder's files;"
                    " they are not files, so they are not shown.")
+    b.notes.append(SDK_NOTE)
     return AgentView(ID, DISPLAY, cwd, file, cwd, b.files(), b.not_loaded(),
                      notes=tuple(b.notes), basis="code",
                      basis_label="exact from Cline source (cline/cline@864419d8)",

@@ -235,3 +235,10 @@ def test_cl_f13_gitignored_and_past_the_listing_limit(base: Path, home: Path) ->
     v = _view(ws, home)
     assert v.find(str(deep)) is None and entry(v, kept).when == "start"
     assert any("at most 500 entries" in n for n in v.notes)
+
+
+def test_cl_version_note_names_the_sdk_era_loader(base: Path, home: Path) -> None:
+    """Research §1 version note: the view says it is the pre-SDK loader and what the SDK
+    loader (@21cb8d25) reads instead."""
+    v = _view(base, home)
+    assert cline.SDK_NOTE in v.notes and "21cb8d25" in cline.SDK_NOTE
