@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from adversarial.hostile import TIMEOUT_S, Tree, assert_clean, make_tree
@@ -30,7 +31,7 @@ WRITER = r"""
 import os, sys, time
 path, mode, delay, rnd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 time.sleep(delay)
-for i in range(6):
+for i in range(6 if mode == "append" else 2):
     if mode == "append":
         line = f"appended {rnd}.{i}\n"
         with open(path, "ab") as fh:
@@ -56,6 +57,22 @@ def _tree(tmp_path: Path) -> tuple[Tree, Path]:
     return tree, rule
 
 
+def _calibrate(tree: Tree, rule: Path) -> float:
+    """Seconds of an uncontended ``lint --fix`` run (the slower of two): the file is read
+    and written near its end, after the imports, so the bursts are aimed there."""
+    took = []
+    for _ in range(2):
+        rule.write_text(ORIGINAL)
+        start = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "rulelens", "lint", "--fix", str(rule)],
+                              cwd=tree.repo, env=tree.env, capture_output=True,
+                              timeout=TIMEOUT_S, check=False)
+        took.append(time.monotonic() - start)
+        assert_clean(done)
+        assert rule.read_text() == FIXED
+    return max(took)
+
+
 def _race(tree: Tree, rule: Path, mode: str, rnd: int, delay: float
           ) -> tuple[subprocess.CompletedProcess[bytes], list[str]]:
     """One lint --fix run with the writer's burst starting ``delay`` s after it."""
@@ -74,10 +91,11 @@ def _race(tree: Tree, rule: Path, mode: str, rnd: int, delay: float
 def test_fix_racing_an_appender_loses_no_byte(tmp_path: Path) -> None:
     tree, rule = _tree(tmp_path)
     rng = random.Random(19)
+    run = _calibrate(tree, rule)
     outcomes = {"fixed": 0, "refused": 0}
     for rnd in range(ROUNDS):
         rule.write_text(ORIGINAL)
-        done, appended = _race(tree, rule, "append", rnd, rng.uniform(0.0, 0.35))
+        done, appended = _race(tree, rule, "append", rnd, rng.uniform(0.4 * run, 1.1 * run))
         final = rule.read_text()
         err = done.stderr.decode()
         # Every appended line is there, once, at the end, in order: nothing was lost.
@@ -102,10 +120,11 @@ def test_fix_racing_an_appender_loses_no_byte(tmp_path: Path) -> None:
 def test_fix_racing_a_replacer_never_overwrites_a_newer_version(tmp_path: Path) -> None:
     tree, rule = _tree(tmp_path)
     rng = random.Random(1919)
+    run = _calibrate(tree, rule)
     outcomes = {"fixed-last": 0, "refused": 0, "replaced-after": 0}
     for rnd in range(ROUNDS):
         rule.write_text(ORIGINAL)
-        done, versions = _race(tree, rule, "replace", rnd, rng.uniform(0.0, 0.35))
+        done, versions = _race(tree, rule, "replace", rnd, rng.uniform(0.4 * run, 1.1 * run))
         final = rule.read_text()
         err = done.stderr.decode()
         last = versions[-1].strip()
