@@ -38,6 +38,11 @@ async def test_agents_request_lists_the_registry(client: LanguageClient, demo: D
     # The demo repository carries every one of today's agents' files, and ~/.grok exists.
     for agent_id in ("grok", "claude", "codex", "cursor", "copilot", "gemini", "boost"):
         assert by_id[agent_id]["present"] and by_id[agent_id]["enabled"], agent_id
+    # ... and the new agents' markers: .clinerules, opencode.json, QWEN.md, .continue,
+    # .aider.conf.yml.
+    for agent_id in ("cline", "opencode", "qwen", "continue", "aider"):
+        assert by_id[agent_id]["present"] and by_id[agent_id]["enabled"], agent_id
+    assert by_id["qwen"]["trust_command"] == "trust the folder when Qwen Code asks"
     assert by_id["grok"]["trust_command"] == "grok --trust"
     assert by_id["claude"]["trust_command"] is None
 
