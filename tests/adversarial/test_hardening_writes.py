@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from adversarial.hostile import TIMEOUT_S, Tree, assert_clean, make_tree
 
 ROUNDS = 50
@@ -204,3 +206,24 @@ def test_fix_refuses_a_file_another_program_keeps_open(tmp_path: Path) -> None:
         holder.communicate("\n", timeout=TIMEOUT_S)
     assert write_if_unchanged(str(rule), b"old\n", b"new\n") is None  # closed: written
     assert rule.read_bytes() == b"new\n"
+
+
+@pytest.mark.parametrize("lease", [True, False], ids=["in-place", "replace"])
+def test_fix_through_a_symlink_keeps_the_link(tmp_path: Path, lease: bool) -> None:
+    """``CLAUDE.md -> AGENTS.md``: the target gets the new text, the link stays a link."""
+    import signal
+
+    from rulelens.lint.fixes import write_if_unchanged
+
+    target = tmp_path / "AGENTS.md"
+    target.write_bytes(b"old\n")
+    link = tmp_path / "CLAUDE.md"
+    link.symlink_to("AGENTS.md")
+    old = signal.getsignal(signal.SIGURG)
+    if not lease:
+        signal.signal(signal.SIGURG, lambda *_: None)
+    try:
+        assert write_if_unchanged(str(link), b"old\n", b"new\n") is None
+    finally:
+        signal.signal(signal.SIGURG, old)
+    assert link.is_symlink() and target.read_bytes() == b"new\n"

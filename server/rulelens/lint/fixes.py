@@ -192,7 +192,8 @@ def _replace_checked(fd: int, path: str, linted: bytes, new: bytes) -> str | Non
     back whatever was appended to the old inode between the re-check and the replace."""
     import tempfile  # only writes without a lease
 
-    directory = os.path.dirname(os.path.abspath(path))
+    path = os.path.realpath(path)  # a link stays a link: its target is replaced
+    directory = os.path.dirname(path)
     tfd, tmp = tempfile.mkstemp(prefix=".rulelens-", dir=directory)
     try:
         with os.fdopen(tfd, "wb") as fh:
