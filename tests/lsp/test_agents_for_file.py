@@ -131,8 +131,9 @@ async def test_instruction_files_say_which_agents_read_them(client: LanguageClie
         assert got[-1].command.title == title, rel
 
 
-async def test_one_agent_setting_keeps_the_single_lens(demo: Demo) -> None:
-    """``rulelens.agents: ["grok"]``: no per-agent lens, no side-by-side hover."""
+async def test_one_agent_setting_gives_that_agents_headline(demo: Demo) -> None:
+    """``rulelens.agents: ["grok"]``: one lens and a one-column table, for the same start
+    directory as every other view (the workspace folder)."""
     c = await start_client(demo.env, [demo.repo], "visual-studio-code",
                            options={"agents": ["grok"]})
     try:
@@ -140,11 +141,12 @@ async def test_one_agent_setting_keeps_the_single_lens(demo: Demo) -> None:
         open_doc(c, uri, language="python")
         got = await lenses(c, uri)
         assert got is not None and len(got) == 1
-        assert got[0].command is not None and " · deepest" in got[0].command.title
+        assert got[0].command is not None and got[0].command.title == "Grok 5"
         text = (await hover(c, uri)).contents.value  # type: ignore[union-attr]
-        assert "Every agent" not in text
+        assert text.startswith("**Grok 5** · sessions started in `./`")
+        assert "| file | Grokᶜ |" in text and "| Claude" not in text
         payload = await request(c, protocol.AGENTS_FOR_FILE, {"uri": uri})
-        assert payload["enabled"] == ["grok"]
+        assert payload["enabled"] == ["grok"] and payload["headline"] == "Grok 5"
     finally:
         await stop_client(c)
 

@@ -16,7 +16,7 @@ S.known = nil
 --- Ask the server which agents it knows (the registry), remember them, then `done(list)`.
 function S.fetch_agents(client, bufnr, done)
   if S.known then return done(S.known) end
-  plugin.request(client, "rulelens/agents", {}, function(err, result)
+  plugin.request(client, "rulelens/agents", vim.empty_dict(), function(err, result)
     if not err and type(result) == "table" then S.known = result end
     done(S.known or {})
   end, bufnr)
@@ -29,8 +29,8 @@ function S.complete()
     local client = plugin and plugin.get_clients(vim.api.nvim_get_current_buf())[1]
     if client and client.request_sync then
       local ok, reply = pcall(function()
-        if vim.fn.has("nvim-0.11") == 1 then return client:request_sync("rulelens/agents", {}, 2000) end
-        return client.request_sync("rulelens/agents", {}, 2000)
+        if vim.fn.has("nvim-0.11") == 1 then return client:request_sync("rulelens/agents", vim.empty_dict(), 2000) end
+        return client.request_sync("rulelens/agents", vim.empty_dict(), 2000)
       end)
       if ok and reply and type(reply.result) == "table" then S.known = reply.result end
     end
