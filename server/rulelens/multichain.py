@@ -216,7 +216,7 @@ def cmd_render(path: str, cwd: str | None, agent: str, env: Mapping[str, str],
         raise ValueError("render takes one agent, not a list or `all`")
     v = views(path, cwd, agents, env, resolve)[0]
     if v.rendered is None:
-        return None, (f"{v.display}'s injected text is not known (closed source, no documented"
-                      " framing); `rulelens chain --agent "
+        return None, (f"{v.display}'s injected text is not known (no framing in the sources"
+                      " RuleLens read); `rulelens chain --agent "
                       f"{family(v.agent)}` shows what it loads")
     return v.rendered, ""
