@@ -314,6 +314,9 @@ async def test_server_answers_for_an_agent_whose_settings_are_too_deep(tree: Tre
             f"not shown: {settings}: nested deeper than 64 levels; not parsed"], views["claude"]
         assert views["claude"]["files"] == []
         assert str(tree.repo / "AGENTS.md") in [f["path"] for f in views["codex"]["files"]]
+        chain = await asyncio.wait_for(request(client, protocol.CHAIN, {
+            "uri": uri, "agent": "claude"}), TIMEOUT_S)
+        assert chain["notes"] == views["claude"]["notes"], chain
     finally:
         await stop_client(client)
     logs = "\n".join(m.message for m in client.log_messages)
