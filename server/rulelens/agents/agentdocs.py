@@ -75,8 +75,8 @@ def _homes(p: AgentProfile) -> str:
     for h in p.home_roots:
         base = f"${p.home_env}" if h.base == "agent-home" else "~"
         root = f"{base}/{h.path}" if h.path else base
-        what = [w for w, on in (("named files", h.named), (f"`{h.rules_dir}/`", h.rules_dir))
-                if on]
+        named = ", ".join(f"`{n}`" for n in h.names) if h.names else "named files"
+        what = [w for w, on in ((named, h.named), (f"`{h.rules_dir}/`", h.rules_dir)) if on]
         out.append(f"`{root}`" + (f" ({', '.join(what)})" if what else ""))
     return "; ".join(out) or "none"
 

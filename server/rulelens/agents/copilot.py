@@ -2,8 +2,9 @@
 text), per GitHub and VS Code docs (research agent-profiles.md §5).
 
 Start (facts 1, 5, 6): ``.github/copilot-instructions.md``, root ``AGENTS.md`` and (VS Code)
-root ``CLAUDE.md``; user ``~/.copilot/copilot-instructions.md`` (CLI). On read (2, 4, 6): every
-``.github/instructions/**/*.instructions.md`` whose ``applyTo`` (comma-separated globs,
+root ``CLAUDE.md``; user ``~/.copilot/copilot-instructions.md`` (CLI). On read (2, 4, 5, 6):
+every ``.github/instructions/**/*.instructions.md`` (and, for the CLI, every
+``~/.copilot/instructions/**/*.instructions.md``) whose ``applyTo`` (comma-separated globs,
 relative to the repository root) matches, and VS Code's ``.claude/rules`` by ``paths``
 (default ``**``). A file with no ``applyTo`` is not applied automatically; with a
 ``description`` VS Code may attach it (shown as *may*). ``excludeAgent`` (3) and code
@@ -19,7 +20,7 @@ from rulelens.agents import fsio, profiles
 from rulelens.agents.globmatch import first_match, split_globs
 from rulelens.agents.meta import yaml_meta
 from rulelens.agents.record import Agent
-from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
+from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile
 
 PROFILE = profiles.COPILOT
 ID = PROFILE.agent
@@ -67,6 +68,37 @@ def _start(b: ViewBuilder, path: str, why: str, role: str = "project") -> None:
                        "home" if role == "home" else "project", fsio.size(path), text))
 
 
+def _instructions(b: ViewBuilder, directory: str, rel: str | None, role: Role,
+                  where: str) -> None:
+    """Every ``*.instructions.md`` below ``directory`` (facts 2, 5): by its ``applyTo``,
+    matched against the file's path relative to the repository root."""
+    for path in fsio.walk_files(directory, ".instructions.md"):
+        text = fsio.read_text(path) or ""
+        meta, body, err = yaml_meta(text)
+        globs = split_globs(meta.get("applyTo"))
+        size = fsio.size(path)
+        extra = _exclude_note(meta) + _review_note(text) + where
+        if err:
+            b.skip(path, "bad-frontmatter", f"{err}: applyTo cannot be read ({DOCS})")
+        elif globs:
+            hit = first_match(globs, rel) if rel is not None else None
+            if hit is not None:
+                b.add(ViewFile(path, "on-read", f"applyTo: {hit} matches {rel}; used together with"
+                               f" the repository-wide file{extra} ({DOCS})", "instructions",
+                               role, size, body))
+            else:
+                b.skip(path, "applyto-no-match", f"applyTo: {', '.join(globs)} — does not match"
+                       f" {rel or 'this file'}{where} ({DOCS})")
+            b.annotate(path, JETBRAINS_LOCAL_BUG)
+        elif isinstance(meta.get("description"), str) and str(meta["description"]).strip():
+            b.add(ViewFile(path, "may", f"no applyTo; description \"{str(meta['description'])[:80]}"
+                           f"\": VS Code may attach it when the task matches{extra} ({DOCS})",
+                           "instructions", role, size, body))
+        else:
+            b.skip(path, "no-applyto", f"no applyTo: not applied automatically; attach it by"
+                   f" hand in chat{where} ({DOCS})")
+
+
 def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     b = ViewBuilder()
     root = repo_root(cwd) or cwd
@@ -82,32 +114,9 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
     if fsio.is_file(gemini):
         b.skip(gemini, "cli-only", f"GEMINI.md at the root is read by Copilot CLI only ({DOCS})")
     rel = _rel(file, root)
-    for path in fsio.walk_files(os.path.join(root, ".github", "instructions"),
-                                ".instructions.md"):
-        text = fsio.read_text(path) or ""
-        meta, body, err = yaml_meta(text)
-        globs = split_globs(meta.get("applyTo"))
-        size = fsio.size(path)
-        extra = _exclude_note(meta) + _review_note(text)
-        if err:
-            b.skip(path, "bad-frontmatter", f"{err}: applyTo cannot be read ({DOCS})")
-        elif globs:
-            hit = first_match(globs, rel) if rel is not None else None
-            if hit is not None:
-                b.add(ViewFile(path, "on-read", f"applyTo: {hit} matches {rel}; used together with"
-                               f" the repository-wide file{extra} ({DOCS})", "instructions",
-                               "project", size, body))
-            else:
-                b.skip(path, "applyto-no-match", f"applyTo: {', '.join(globs)} — does not match"
-                       f" {rel or 'this file'} ({DOCS})")
-            b.annotate(path, JETBRAINS_LOCAL_BUG)
-        elif isinstance(meta.get("description"), str) and str(meta["description"]).strip():
-            b.add(ViewFile(path, "may", f"no applyTo; description \"{str(meta['description'])[:80]}"
-                           f"\": VS Code may attach it when the task matches{extra} ({DOCS})",
-                           "instructions", "project", size, body))
-        else:
-            b.skip(path, "no-applyto", f"no applyTo: not applied automatically; attach it by"
-                   f" hand in chat ({DOCS})")
+    _instructions(b, os.path.join(home, ".copilot", "instructions"), rel, "home",
+                  " (user instructions, Copilot CLI)")
+    _instructions(b, os.path.join(root, ".github", "instructions"), rel, "project", "")
     for path in fsio.walk_files(os.path.join(root, ".claude", "rules"), ".md"):
         text = fsio.read_text(path) or ""
         meta, body, _err = yaml_meta(text)

@@ -96,6 +96,9 @@ class HomeRoot:
     named_gate: Cell | None = None
     rules_dir: str | None = "rules"
     rules_gate: Cell | None = None
+    #: Names probed in this root instead of the profile's named files, where the agent
+    #: reads other names at home (Copilot: ``~/.copilot/copilot-instructions.md``).
+    names: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -419,7 +422,8 @@ COPILOT = AgentProfile(
     named_files=(NamedFile(".github/copilot-instructions.md"), NamedFile("AGENTS.md"),
                  NamedFile("CLAUDE.md")),
     rules_dirs=(RulesDir(".github/instructions", recursive=True),),
-    home_roots=(HomeRoot("home", ".copilot", rules_dir="instructions"),),
+    home_roots=(HomeRoot("home", ".copilot", names=("copilot-instructions.md",),
+                         rules_dir="instructions"),),
     boundary="git-root", gitignore=False, frontmatter="scope", renderers=(),
     wording=_NO_WORDING, home_default=".copilot",
     on_read=OnRead((), "project-root", True),
