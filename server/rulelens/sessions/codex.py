@@ -31,6 +31,11 @@ _NEEDLES = (b"AGENTS.md instructions", b"<user_instructions>")
 _ROLLOUT = re.compile(r"rollout-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})-(.+)\.jsonl\Z")
 
 
+#: ``sessions`` yields newest first (rollout names start with the start time): the first
+#: one recorded in a directory is its latest.
+NEWEST_FIRST = True
+
+
 def home(env: Mapping[str, str]) -> str:
     return env.get("CODEX_HOME") or os.path.join(home_of(env), ".codex")
 

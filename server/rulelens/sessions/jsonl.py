@@ -23,6 +23,8 @@ from rulelens.memory.beneath import Refused, open_beneath
 #: The longest session line held (an instruction message with every file's text). A longer
 #: one (a tool output of megabytes) is skipped and counted, never held.
 MAX_LINE = 32 << 20
+#: Read size for the first records of a file (:func:`first`).
+HEAD_CHUNK = 64 << 10
 
 
 def bounded_lines(chunks: Iterable[bytes], max_line: int = MAX_LINE
@@ -114,7 +116,9 @@ def first(root: str, path: str, stats: LineStats, count: int = 1,
     out: list[Any] = []
     with open_beneath(root, path) as (fd, st):
         safeio.check_opened(st, path)
-        for _size, raw in bounded_lines(safeio.iter_opened(fd, st, path), max_line):
+        # Small reads: a header is usually a few KiB, and listing reads one per session.
+        chunks = safeio.iter_opened(fd, st, path, chunk=HEAD_CHUNK)
+        for _size, raw in bounded_lines(chunks, max_line):
             stats.lines += 1
             if raw is None:
                 stats.too_long += 1

@@ -65,7 +65,12 @@ def find(agent: str, env: Mapping[str, str], cwd: str, spec: str = "latest"
             if candidate.id == spec or (candidate.id.startswith(spec) and len(spec) >= 8):
                 return candidate
         raise SessionNotFound(f"no {family(agent)} session with id {spec}")
-    found = [r for r in mod.sessions(env, cwd) if same_dir(r.cwd, cwd)]
+    found: list[SessionRef] = []
+    for ref in mod.sessions(env, cwd):
+        if same_dir(ref.cwd, cwd):
+            found.append(ref)
+            if getattr(mod, "NEWEST_FIRST", False):
+                break  # the listing is in start order: no older header needs reading
     found.sort(key=sort_key, reverse=True)
     return found[0] if found else None
 
