@@ -111,11 +111,11 @@ class _Scan:
         #: The folder the file governs (a rules directory's owner: the workspace root).
         self.owner_dir = doc.fmt.owner
         self.rules_dir = doc.fmt.rules_dir is not None
-        #: Imports are opened only inside the repository (the file's own directory
-        #: without one): whether a path outside exists never changes a finding.
+        #: Imports are opened only inside the repository (without one: the folder the
+        #: file governs and its own): whether a path outside exists never changes a finding.
         self.approval = Approval.of([self.root] if self.root else
-                                    [self.spelled_dir, *([self.real_dir] if self.real_dir
-                                                         else [])])
+                                    [self.owner_dir, self.spelled_dir,
+                                     *([self.real_dir] if self.real_dir else [])])
         self.counts: dict[str, int] = {}
         self.reported: set[str] = set()
         #: A symlink to another instruction file of the repository, linted on its own:
@@ -255,7 +255,9 @@ class _Scan:
             # whole path is relative to something else ("each extension has
             # `assets/preview.png`").
             bases = [b for b in (self.root, self.owner_dir, self.spelled_dir, self.real_dir)
-                     if b]
+                     if b and self.approval.resolve(os.path.join(b, ref)) is not None]
+            if not bases:
+                continue  # outside the repository from every base: never probed
             if any(os.path.lexists(os.path.join(b, ref)) for b in bases):
                 continue
             if not any(os.path.isdir(os.path.dirname(os.path.join(b, ref))) for b in bases):
