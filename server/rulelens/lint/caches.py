@@ -98,6 +98,9 @@ class LintCaches:
     #: Path -> its format, asked for each file's chain directory and again for its document
     #: (kept: classifying twice costs ~7 ms per 1,000 files on bench/lint.py, ~5 %).
     formats: dict[str, FileFormat] = field(default_factory=dict)
+    #: Files the current document's findings depended on beyond its chain (manifests,
+    #: contradiction partners), for the result cache; cleared before each document.
+    deps: set[str] = field(default_factory=set)
     #: Repository root -> what its command runners define (read on first use).
     projects: dict[str, Project] = field(default_factory=dict)
 

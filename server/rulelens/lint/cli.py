@@ -25,6 +25,7 @@ import gc
 import os
 import sys
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from rulelens.agents.profiles import UnknownAgent, grok_profile
 from rulelens.lint import output
@@ -33,6 +34,9 @@ from rulelens.lint.parallel import default_jobs, lint_files
 from rulelens.lint.session import LintSession
 from rulelens.lint.walk import iter_instruction_files
 from rulelens.rules import AgentEnvironment, Resolver
+
+if TYPE_CHECKING:
+    from rulelens.lint.resultcache import ResultCache
 
 
 @contextlib.contextmanager
@@ -52,15 +56,20 @@ def batch_gc() -> Iterator[None]:
         gc.set_threshold(*old)
 
 
-def collect(paths: Iterable[str], env: AgentEnvironment) -> list[str]:
+def collect(paths: Iterable[str], env: AgentEnvironment,
+            dirs: list[tuple[str, int]] | None = None) -> list[str]:
+    """Files to lint; ``dirs`` receives every walked directory and its mtime, and a
+    ``None`` entry for a path given as a file (no tree signature then)."""
     out: list[str] = []
     seen: set[str] = set()
     for p in paths:
         absolute = os.path.abspath(p)
         if os.path.isdir(absolute) and not os.path.basename(absolute).endswith(".md"):
-            found = list(iter_instruction_files(absolute, env.home, dict(env.env)))
+            found = list(iter_instruction_files(absolute, env.home, dict(env.env), dirs))
         else:
             found = [absolute]
+            if dirs is not None:
+                dirs.append(("", -1))  # a single file: its tree is not walked
         for f in found:
             if f not in seen:
                 seen.add(f)
@@ -119,7 +128,10 @@ def _run(args: argparse.Namespace) -> int:
     # Trust is a property of the user's machine, not of the repository: lint (and CI)
     # reasons about the chain of a trusted folder.
     linter = LintSession(env, resolver=Resolver(env, chosen, "trusted"), hints=args.hints)
-    files = collect(args.paths, linter.env)
+    walked: list[tuple[str, int]] = []
+    files = collect(args.paths, linter.env, walked)
+    if not (args.no_cache or args.fix or args.diff):
+        linter.results = _results(args, linter, walked)
     if args.diff:
         return 1 if _fix(linter, files, False, base)[0] else 0
     refused = 0
@@ -158,6 +170,19 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _results(args: argparse.Namespace, linter: LintSession,
+             walked: list[tuple[str, int]]) -> ResultCache | None:
+    """The result cache for a run over walked directories (a path given as a file has no
+    tree signature, so nothing is cached for that run)."""
+    from rulelens.lint.resultcache import ResultCache, cache_dir, tree_signature
+
+    if any(mtime < 0 for _, mtime in walked):
+        return None
+    env = dict(linter.env.env)
+    options = f"hints={args.hints};agent={args.agent}"
+    return ResultCache(cache_dir(env), options, env, tree_signature(walked))
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("lint", help="check instruction files: frontmatter, discovery, size,"
                        " content, references")
@@ -174,6 +199,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="processes for large trees (default: one per core; 1: no others)")
     p.add_argument("--hints", action="store_true",
                    help="also report hint findings (shown in the editor by default)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write results kept in $XDG_CACHE_HOME/rulelens")
     p.add_argument("--agent", default=None, metavar="ID",
                    help="the Grok profile whose chains are checked (default: grok, the"
                    " newest; `rulelens agents` lists them); the folder counts as trusted")

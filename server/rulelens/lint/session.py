@@ -11,9 +11,11 @@ calls :meth:`invalidate`), and ``bench/lint.py`` one per measured round.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import stat
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rulelens.agents import safeio
 from rulelens.lint.caches import LintCaches
@@ -25,6 +27,9 @@ from rulelens.lint.model import Finding, Range, TextEdit
 from rulelens.lint.registry import CHECKS
 from rulelens.rules import AgentEnvironment, Resolver
 from rulelens.rules.model import Chain
+
+if TYPE_CHECKING:
+    from rulelens.lint.resultcache import ResultCache
 
 
 class LintSession:
@@ -46,6 +51,8 @@ class LintSession:
         self.configs: dict[str, LintConfig] = {}
         #: Directory -> repository root (or itself): files of one directory share the walk.
         self.roots: dict[str, str] = {}
+        #: Results kept between runs (``rulelens lint`` without ``--no-cache``), or None.
+        self.results: ResultCache | None = None
 
     # ------------------------------------------------------------------ state
     def invalidate(self, paths: Iterable[str] | None = None) -> None:
@@ -99,6 +106,23 @@ class LintSession:
         return lint_document(path, text, chain, config, self.caches)
 
     def lint(self, path: str) -> list[Finding]:
+        """Findings for the file at ``path`` as it is on disk, from :attr:`results` when
+        nothing they depend on changed (see :mod:`rulelens.lint.resultcache`)."""
+        results = self.results
+        if results is None:
+            return self._lint_disk(path)
+        config = _config_key(self.config_for(path, False))
+        cached = results.get(path, config)
+        if cached is not None:
+            return cached
+        self.caches.deps.clear()
+        found = self._lint_disk(path)
+        chain = self.chain_for(path)
+        deps = [f.path for f in chain.files] + sorted(self.caches.deps)
+        results.put(path, config, deps, found)
+        return found
+
+    def _lint_disk(self, path: str) -> list[Finding]:
         """Findings for the file at ``path`` as it is on disk."""
         chain = self.chain_for(path)
         # A file the chain has just loaded was read as valid UTF-8, which the decoding
@@ -192,3 +216,9 @@ class LintSession:
                 break
             notes.append(f"{path}: fixed {code}: {fix.title}")
         return raw, original, text, notes
+
+
+def _config_key(config: LintConfig) -> str:
+    """The configuration as stable text (sets sorted), for the result cache."""
+    return json.dumps(dataclasses.asdict(config), sort_keys=True,
+                      default=lambda o: sorted(o) if isinstance(o, (set, frozenset)) else str(o))

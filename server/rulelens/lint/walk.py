@@ -21,8 +21,11 @@ _ALWAYS_PRUNE = frozenset({".git", ".hg", ".svn"})
 _CONTAINERS = frozenset(c for c, _, _ in RULE_DIRS)
 
 
-def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator[str]:
-    """Absolute paths of instruction files under ``top`` (a directory), sorted per directory."""
+def iter_instruction_files(top: str, home: str, env: dict[str, str],
+                           dirs: list[tuple[str, int]] | None = None) -> Iterator[str]:
+    """Absolute paths of instruction files under ``top`` (a directory), sorted per directory;
+    each directory walked and its mtime are appended to ``dirs`` (the result cache's tree
+    signature: a file added or removed changes its directory's mtime)."""
     top = os.path.abspath(top)
     root = discover_git_root(top)
     ignore = GitIgnore.build(root, home, env) if root is not None else None
@@ -38,6 +41,8 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator
         if (st.st_dev, st.st_ino) in seen_dirs:
             continue
         seen_dirs.add((st.st_dev, st.st_ino))
+        if dirs is not None:
+            dirs.append((directory, st.st_mtime_ns))
         subdirs: list[tuple[str, bool]] = []
         for entry in entries:
             try:
@@ -70,16 +75,10 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str]) -> Iterator
 
 
 def _dir_ignored(ignore: GitIgnore, path: str) -> bool:
-    """Like ``GitIgnore.match`` but for a directory, so ``build/``-style patterns apply."""
-    if not path.startswith(ignore.root.rstrip(os.sep) + os.sep):
-        return False
-    probe = os.path.relpath(path, ignore.root).replace(os.sep, "/")
-    while probe and probe != ".":
-        for rule in reversed(ignore.rules):
-            if rule.matches(probe + "/") or rule.matches(probe):
-                return rule.include
-        probe = probe.rpartition("/")[0]
-    return False
+    """Like ``GitIgnore.match`` but for a directory, so ``build/``-style patterns apply
+    (the matcher's indexed, cached decisions: a rule-by-rule scan per directory cost 1 s on
+    trigger.dev's 1,500 directories)."""
+    return ignore.is_ignored_dir(path)
 
 
 def _in_container(path: str, top: str) -> bool:

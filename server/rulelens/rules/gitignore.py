@@ -421,6 +421,25 @@ class GitIgnore:
     def is_ignored(self, path: str) -> bool:
         return self.match(path) is not None
 
+    def is_ignored_dir(self, path: str) -> bool:
+        """Whether the directory ``path`` is ignored (``build/``-style patterns apply), by
+        the same cached per-level decisions as :meth:`match`."""
+        if not self.rules:
+            return False
+        if path.startswith(self._prefix):
+            rel = path[len(self._prefix):]
+        elif is_within(path, self.root) and path != self.root:
+            rel = os.path.relpath(path, self.root)
+        else:
+            return False
+        probe = rel.replace(os.sep, "/").rstrip("/")
+        while probe and probe != ".":
+            rule = self._decide(probe + "/")
+            if rule is not None:
+                return rule.include
+            probe = probe.rpartition("/")[0]
+        return False
+
 
 def _runs_linear(rule: IgnoreRule) -> bool:
     """Whether the linear matcher can run ``rule`` (an invalid regex never matches, as

@@ -192,7 +192,9 @@ def run(ctx: Context) -> None:
     if not mine:
         return
     base = doc.body_line
-    for other in _partners(ctx):
+    partners = _partners(ctx)
+    ctx.caches.deps.update(partners)
+    for other in partners:
         if not _reported_here(ctx, other):
             continue
         theirs = claims(ctx.caches.related.get(other, ctx.disk).text)

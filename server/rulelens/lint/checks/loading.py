@@ -17,7 +17,6 @@ The message says who would read the file, and where.
 from __future__ import annotations
 
 import os
-from functools import cache
 
 from rulelens.lint.checks.agents import agent_env, workspace_of
 from rulelens.lint.context import Context
@@ -26,7 +25,6 @@ from rulelens.lint.model import Range
 CODES = ("RL213",)
 
 
-@cache
 def _names() -> tuple[dict[str, list[str]], dict[str, list[str]], list[tuple[str, str]]]:
     """``(basename -> agents naming it anywhere, "dir/name" -> agents, [(rules dir,
     agent)])`` from the registry."""
@@ -109,12 +107,27 @@ def _linked_from(path: str, root: str) -> bool:
     return False
 
 
+def _may_be_misplaced(ctx: Context, root: str) -> bool:
+    """A cheap first look from the file's format: an ``*.instructions.md`` outside rules
+    directories, a file of a container (``.github/``) below the root, or a named file
+    owning a dot-directory (``.agents/AGENTS.md``)."""
+    doc = ctx.doc
+    fmt = doc.fmt
+    if doc.name.endswith(".instructions.md"):
+        return fmt.rules_dir is None
+    if os.path.normpath(fmt.owner) != os.path.normpath(doc.directory):
+        return fmt.rules_dir is None and os.path.normpath(fmt.owner) != os.path.normpath(root)
+    return os.path.basename(doc.directory).startswith(".")
+
+
 def run(ctx: Context) -> None:
     doc = ctx.doc
     root = ctx.git_root
     if root is None or not doc.path.startswith(root.rstrip(os.sep) + os.sep):
         return
     rel = os.path.relpath(doc.path, root).replace(os.sep, "/")
+    if not _may_be_misplaced(ctx, root):
+        return  # the usual file: decided without importing the agent modules
     found = _shape(rel, _catalog(doc.directory))
     if found is None or not ctx.config.enabled("RL213") or "RL213" in doc.disabled:
         return

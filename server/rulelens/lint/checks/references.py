@@ -284,6 +284,7 @@ class _Scan:
         ctx = self.ctx
         root = self.root or ctx.doc.fmt.owner
         project = ctx.caches.project_for(root)
+        project.read.clear()
         place = Place(project, self.spelled_dir, ctx.doc.fmt.owner, self.text,
                       _scopes(ctx))
         for problem in command_problems(self.text, self.start, self.blocks, place,
@@ -294,6 +295,7 @@ class _Scan:
                     continue
                 self.reported.add(ref)
             self.emit(problem.code, problem.message, problem.at, problem.length)
+        ctx.caches.deps.update(project.read, project.skipped)
 
 
 def _scopes(ctx: Context) -> tuple[str, ...]:

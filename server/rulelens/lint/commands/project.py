@@ -177,8 +177,7 @@ def _walk(root: str) -> dict[str, list[str]]:
             if is_dir:
                 if depth >= _MAX_DEPTH or entry.name in _SKIP or entry.name.startswith("."):
                     continue
-                # A probe inside the directory: ``dist/``-style (directory) patterns apply.
-                if ignore is not None and ignore.is_ignored(os.path.join(entry.path, "_")):
+                if ignore is not None and ignore.is_ignored_dir(entry.path):
                     continue
                 stack.append((entry.path, depth + 1))
             elif entry.name in _INDEXED:

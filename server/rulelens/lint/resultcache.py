@@ -1,0 +1,173 @@
+"""Per-file lint results kept between ``rulelens lint`` runs (``--no-cache`` skips it).
+
+One JSON entry per linted file under ``$XDG_CACHE_HOME/rulelens/lint-v1/`` (never in the
+repository), written atomically (temporary file + rename, so forked workers need no lock).
+An entry is used only when all of these still match, each compared by blake3 hash:
+
+* the file's bytes;
+* every file its findings depended on: the files of its chain, and what the checks
+  recorded in :attr:`~rulelens.lint.caches.LintCaches.deps` (the ``package.json``,
+  Makefile and task files its commands were checked against, contradiction partners);
+* its configuration (:class:`~rulelens.lint.config.LintConfig`, thresholds and switches),
+  the run's options (``--hints``, the agent profile), the agents' environment variables
+  and RuleLens's own code (size and mtime of its modules);
+* the tree signature: every walked directory's mtime, which changes when a file is added,
+  removed or renamed anywhere in the tree, so "does this path exist" answers (RL505,
+  RL506, RL213) are never stale. Coarse by design: adding a file re-lints every file.
+
+Not covered (documented limits): files outside the walked tree probed only for existence,
+and agents' home configuration read by RL213/RL406 views (their content is not hashed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import blake3
+
+from rulelens.agents import safeio
+from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
+
+VERSION = "lint-v1"
+_ENV_PREFIXES = ("GROK_", "CODEX_", "GEMINI_", "CLAUDE_", "COPILOT_", "XDG_CONFIG_HOME",
+                 "HOME", "OPENCODE_", "QWEN_")
+
+
+def cache_dir(env: Mapping[str, str]) -> str:
+    """``$XDG_CACHE_HOME/rulelens/lint-v1`` (``~/.cache`` when unset)."""
+    base = env.get("XDG_CACHE_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rulelens", VERSION)
+
+
+def code_signature() -> str:
+    """Size and mtime of every RuleLens module: a changed linter never reads old results."""
+    import rulelens
+
+    root = os.path.dirname(os.path.abspath(rulelens.__file__))
+    h = blake3.blake3()
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                try:
+                    st = os.stat(os.path.join(directory, name))
+                except OSError:
+                    continue
+                h.update(f"{directory}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def tree_signature(dirs: Iterable[tuple[str, int]]) -> str:
+    h = blake3.blake3()
+    for path, mtime in sorted(dirs):
+        h.update(f"{path}\0{mtime}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+class ResultCache:
+    """Cached findings of one run's files (see module doc)."""
+
+    def __init__(self, directory: str, options: str, env: Mapping[str, str],
+                 tree: str | None) -> None:
+        self.directory = directory
+        self.tree = tree
+        wanted = sorted((k, v) for k, v in env.items() if k.startswith(_ENV_PREFIXES))
+        self.salt = blake3.blake3(json.dumps(
+            [sys.version, code_signature(), options, wanted]).encode()).hexdigest()
+        self.hashes: dict[str, str] = {}
+        self.hits = self.misses = 0
+
+    def digest(self, path: str) -> str:
+        """blake3 of the file's bytes, once per run (``missing``/``unreadable``)."""
+        found = self.hashes.get(path)
+        if found is None:
+            try:
+                found = blake3.blake3(safeio.read_bytes(path, safeio.TEXT_LIMIT)).hexdigest()
+            except FileNotFoundError:
+                found = "missing"
+            except (OSError, ValueError):
+                found = "unreadable"
+            self.hashes[path] = found
+        return found
+
+    def _entry_path(self, path: str) -> str:
+        name = blake3.blake3(path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return os.path.join(self.directory, name[:2], name + ".json")
+
+    def get(self, path: str, config: str) -> list[Finding] | None:
+        if self.tree is None:
+            return None
+        try:
+            with open(self._entry_path(path), encoding="utf-8") as fh:
+                entry = json.load(fh)
+        except (OSError, ValueError):
+            self.misses += 1
+            return None
+        ok = (isinstance(entry, dict) and entry.get("path") == path
+              and entry.get("salt") == self.salt and entry.get("tree") == self.tree
+              and entry.get("config") == config and entry.get("file") == self.digest(path)
+              and all(self.digest(p) == h for p, h in entry.get("deps", ())))
+        if not ok:
+            self.misses += 1
+            return None
+        try:
+            found = [_finding(f) for f in entry["findings"]]
+        except (KeyError, TypeError, ValueError):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return found
+
+    def put(self, path: str, config: str, deps: Iterable[str], findings: list[Finding]
+            ) -> None:
+        if self.tree is None:
+            return
+        entry = {"path": path, "salt": self.salt, "tree": self.tree, "config": config,
+                 "file": self.digest(path),
+                 "deps": sorted({(p, self.digest(p)) for p in deps if p != path}),
+                 "findings": [_plain(f) for f in findings]}
+        target = self._entry_path(path)
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            tmp = f"{target}.{os.getpid()}.tmp"  # one writer per process and entry
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(entry, fh, separators=(",", ":"))
+            os.replace(tmp, target)
+        except OSError:
+            pass  # a cache that cannot be written only costs the next run time
+
+
+def _range(r: Range) -> list[int]:
+    return [r.start.line, r.start.character, r.end.line, r.end.character]
+
+
+def _unrange(v: list[int]) -> Range:
+    return Range(Position(v[0], v[1]), Position(v[2], v[3]))
+
+
+def _plain(f: Finding) -> dict[str, Any]:
+    return {"code": f.code, "severity": f.severity, "message": f.message,
+            "range": _range(f.range), "path": f.path,
+            "related": [[r.path, _range(r.range), r.message] for r in f.related],
+            "fixes": [{"title": x.title, "safety": x.safety,
+                       "edits": [["text", e.path, _range(e.range), e.new_text]
+                                 if isinstance(e, TextEdit) else ["rename", e.old, e.new]
+                                 for e in x.edits]} for x in f.fixes]}
+
+
+def _finding(d: dict[str, Any]) -> Finding:
+    fixes = []
+    for x in d["fixes"]:
+        edits: list[TextEdit | FileRename] = [
+            TextEdit(e[1], _unrange(e[2]), e[3]) if e[0] == "text" else FileRename(e[1], e[2])
+            for e in x["edits"]]
+        fixes.append(Fix(x["title"], x["safety"], tuple(edits)))
+    return Finding(d["code"], d["severity"], d["message"], _unrange(d["range"]), d["path"],
+                   tuple(Related(r[0], _unrange(r[1]), r[2]) for r in d["related"]),
+                   tuple(fixes))
