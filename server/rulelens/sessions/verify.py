@@ -296,6 +296,13 @@ def _view_file(view: AgentView, seen: SeenFile) -> ViewFile | None:
     return found if isinstance(found, ViewFile) else None
 
 
+def _display(fam: str) -> str:
+    """``Codex CLI`` for ``codex`` (the registry's name)."""
+    from rulelens.agents import registry
+
+    return registry.get(fam).display if registry.known(fam) else fam
+
+
 def _rel(path: str, base: str) -> str:
     try:
         rel = os.path.relpath(path, base)
@@ -322,13 +329,14 @@ def verify(agent: str, cwd: str, path: str | None, env: Mapping[str, str],
         base["reason"] = (f"RuleLens does not know where or how {fam} records its sessions"
                           " (not researched yet): nothing to compare.")
         return base
-    view = views_for_file(file, cwd, [agent], env, resolve)[0]
     ref = find(agent, env, cwd, spec)
-    if ref is None:
-        base["reason"] = (f"No {view.display} session recorded in {cwd} yet (looked in"
-                          f" {mod.root(env)}); start {view.display} there, then run verify"
+    if ref is None:  # said before any view is computed: the hover asks this often
+        display = _display(fam)
+        base["reason"] = (f"No {display} session recorded in {cwd} yet (looked in"
+                          f" {mod.root(env)}); start {display} there, then run verify"
                           " again.")
         return base
+    view = views_for_file(file, cwd, [agent], env, resolve)[0]
     base["session"] = ref.to_json()
     rec = mod.read(ref, env)
     skipped = rec.stats.sentence()
