@@ -239,7 +239,9 @@ export function registerActiveRules(context: vscode.ExtensionContext, provider: 
     view.message = provider.message;
     view.description = provider.description;
     if (provider.documentUri?.scheme === "file") {
-      status.text = `$(law) ${statusBarText(provider) ?? ""}`;
+      const text = statusBarText(provider) ?? "";
+      status.text = `$(law) ${text}`;
+      status.accessibilityInformation = { label: `RuleLens: ${text}` };
       const agents = provider.agentViews;
       status.tooltip = agents && agents.agents.length > 0 ? agentsStatusTooltip(agents, pathContext()) : statusTooltip(provider.chain, pathContext());
       status.show();

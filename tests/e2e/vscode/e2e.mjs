@@ -128,7 +128,8 @@ try {
     await page.mouse.move(box.x + box.width + 260, box.y + box.height / 2, { steps: 8 });
     await page.mouse.up();
   }
-  const status = page.locator(".statusbar-item", { hasText: /Rules: \d+/ }).first();
+  // The RuleLens item, found by its accessible name (its text is the per-agent headline).
+  const status = page.locator('.part.statusbar [aria-label^="RuleLens: "]').first();
   await status.waitFor({ timeout: 20000 });
   result.statusBar = (await status.innerText()).trim();
   step("status bar", { text: result.statusBar });
@@ -145,7 +146,7 @@ try {
 
   // Clicking a skipped file opens it (CLAUDE.local.md is gitignored, so the agent skips it).
   // (its own row: other rows' reasons mention CLAUDE.local.md too)
-  await rows.filter({ hasText: /^\s*CLAUDE\.local\.md\s*not loaded/ }).first().click();
+  await rows.filter({ hasText: /^\s*CLAUDE\.local\.md\s*\.\/ · not loaded/ }).first().click();
   await page.locator(".tabs-container .tab", { hasText: "CLAUDE.local.md" }).first().waitFor({ timeout: 20000 });
   step("clicked a skipped file: it opened");
 
@@ -223,6 +224,20 @@ try {
     result.memoryExplainText = (await viewDocument("rulelens-memory-context", "Why this result")).text;
     step("memory explain view");
     await shot("vscode-memory-explain.png");
+    // Every agent's memory (issue 24): the agent toggle groups hits by agent, each marked
+    // "injected at start" or "on demand" (the demo home has Claude Code and Gemini CLI memory).
+    await palette("RuleLens: Search Memory", "Search Memory");
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "Search Memory" }).first().waitFor({ timeout: 20000 });
+    await page.locator('.quick-input-widget .action-label[aria-label^="Grok\'s memory"]').first().click();
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "every agent" }).first().waitFor({ timeout: 10000 });
+    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+    await page.locator(".quick-input-widget input").pressSequentially(query, { delay: 20 });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "on demand" }).first().waitFor({ timeout: 60000 });
+    result.memoryAgentRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    result.memoryAgentTitle = await page.locator(".quick-input-widget .quick-input-title").first().innerText();
+    await shot("vscode-memory-agents.png");
+    step("memory search, every agent", { rows: result.memoryAgentRows.length });
+    await page.keyboard.press("Escape");
   } else {
     step("memory search not run: no MEMORY_QUERY");
   }
@@ -319,7 +334,7 @@ try {
   await rows.filter({ hasText: "below-start-dir" }).first().waitFor({ timeout: 20000 });
   await setSetting("rulelens.agentCwd", "src/app");
   await palette("RuleLens: Show Active Rules", "Show Active Rules");
-  await rows.filter({ hasText: "7. src/app/AGENTS.md" }).first().waitFor({ timeout: 30000 });
+  await rows.filter({ hasText: /7\. AGENTS\.md\s*src\/app\// }).first().waitFor({ timeout: 30000 });
   result.agentCwdChangedRows = await rows.allInnerTexts();
   result.agentCwdHeader = (await page.locator(".part.sidebar .composite.title, .part.sidebar .pane-header").allInnerTexts()).join(" ").replace(/\s+/g, " ");
   step("agentCwd setting reached the server: every agent starts in src/app");
@@ -332,7 +347,7 @@ try {
   const trustRow = rows.filter({ hasText: "Folder not trusted yet" }).first();
   await trustRow.waitFor({ timeout: 30000 });
   result.trustRow = (await trustRow.innerText()).trim();
-  const trustStatus = page.locator(".statusbar-item", { hasText: /after trust/ }).first();
+  const trustStatus = page.locator('.part.statusbar [aria-label^="RuleLens: "]', { hasText: /after trust/ }).first();
   await trustStatus.waitFor({ timeout: 20000 });
   result.trustStatus = (await trustStatus.innerText()).trim();
   writeFileSync(trustFile, grant);
