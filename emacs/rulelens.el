@@ -68,7 +68,8 @@
 
 ;;;###autoload
 (defun rulelens-chain ()
-  "Show which instruction files load for this buffer's file, in *RuleLens chain*.
+  "Show which instruction files Grok loads for a session started in this buffer's own
+folder, in *RuleLens chain* (`rulelens-agents' answers for the lens's start directory).
 Returns the server's answer (the `rulelens/chain' object, as a plist)."
   (interactive)
   (let ((chain (jsonrpc-request (rulelens--server) :rulelens/chain
@@ -82,6 +83,40 @@ Returns the server's answer (the `rulelens/chain' object, as a plist)."
     (when (called-interactively-p 'interactive)
       (display-buffer "*RuleLens chain*"))
     chain))
+
+;;;###autoload
+(defun rulelens-agents ()
+  "Show every enabled agent's view of this buffer's file in *RuleLens agents*: the
+per-agent headline the code lens shows, for the same start directory, then one section
+per agent (files at start / on read / may, and what does not load, with the reason).
+Returns the server's answer (the `rulelens/agentsForFile' object, as a plist)."
+  (interactive)
+  (let ((payload (jsonrpc-request (rulelens--server) :rulelens/agentsForFile
+                                  (list :uri (plist-get (eglot--TextDocumentIdentifier) :uri))))
+        (file (buffer-file-name)))
+    (with-current-buffer (get-buffer-create "*RuleLens agents*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "RuleLens · %s\n" (or file (buffer-name))))
+        (if (null payload)
+            (insert "No answer: RuleLens answers for files inside the workspace folders.\n")
+          (insert (format "%s · sessions start in %s\n" (plist-get payload :headline)
+                          (abbreviate-file-name (plist-get payload :cwd))))
+          (seq-doseq (view (plist-get payload :agents))
+            (insert (format "\n%s\n" (or (plist-get view :display) (plist-get view :agent))))
+            (seq-doseq (f (plist-get view :files))
+              (insert (format "  %-8s %s\n" (plist-get f :when) (plist-get f :path))))
+            (let ((foreign (append (plist-get view :foreign) nil)))
+              (seq-doseq (s (plist-get view :skipped))
+                (unless (member (plist-get s :path) foreign)
+                  (insert (format "  no       %s  [%s]\n" (plist-get s :path)
+                                  (plist-get s :reason)))))
+              (when foreign
+                (insert (format "  other agents' files (%d)\n" (length foreign)))))))
+        (special-mode)))
+    (when (called-interactively-p 'interactive)
+      (display-buffer "*RuleLens agents*"))
+    payload))
 
 (provide 'rulelens)
 ;;; rulelens.el ends here

@@ -60,13 +60,17 @@ def test_eglot_attaches_and_gets_the_lens_and_the_chain(tmp_path: pathlib.Path) 
     assert proc.returncode == 0, (res.get("error"), proc.stderr[-2000:])
     assert res["attached"] is True and res["server_name"] == "rulelens"
     assert res["code_lens_provider"] is True
-    # The server's lens on line 1 (its exact wording is tests/lsp's business): a count of
-    # rules no larger than the chain, the deepest file, and as many skipped as the chain has.
+    # One answer per screen: the one lens, the agents buffer and the hover give the same
+    # per-agent headline, for sessions started in the workspace folder.
     skipped = len(res["chain_skipped"])
-    lens = re.fullmatch(rf"(\d+) rules.* · deepest: (\S+) · {skipped} skipped", res["lenses"][0])
-    assert lens, res["lenses"]
-    assert 0 < int(lens.group(1)) <= len(res["chain_files"])
-    assert any(f.endswith(lens.group(2)) for f in res["chain_files"]), (lens.group(2), res)
+    (lens,) = res["lenses"]
+    assert lens == res["agents_lens"] and re.match(r"Grok \d+ · Claude \d+", lens), res["lenses"]
+    assert res["headline"].startswith(lens.partition(" · +")[0])
+    agents = res["agents_buffer"].splitlines()
+    assert agents[0] == f"RuleLens · {os.path.join(repo, DEEP)}"
+    assert agents[1] == res["headline"] + " · sessions start in " + repo.replace(home, "~", 1)
+    assert res["hover"].startswith(f"**{res['headline']}** · sessions started in `./`")
+    assert "Claude Code" in agents and "Codex CLI" in agents
     # The chain as the server sent it (its exact contents are tests/lsp's business): home
     # rules first, then the repository's, and the gitignored CLAUDE.local.md skipped.
     rel = [os.path.relpath(p, repo) if p.startswith(repo) else "~/" + os.path.relpath(p, home)

@@ -43,6 +43,14 @@
                       (vconcat (mapcar (lambda (s) (format "%s [%s]" (plist-get s :path) (plist-get s :reason)))
                                        (plist-get chain :skipped)))))
         (driver-put "chain_buffer" (with-current-buffer "*RuleLens chain*" (buffer-string)))
+        (let ((payload (rulelens-agents)))
+          (driver-put "headline" (plist-get payload :headline))
+          (driver-put "agents_lens" (plist-get payload :lens)))
+        (driver-put "agents_buffer" (with-current-buffer "*RuleLens agents*" (buffer-string)))
+        (let ((hover (jsonrpc-request server :textDocument/hover
+                                      (list :textDocument (eglot--TextDocumentIdentifier)
+                                            :position (list :line 0 :character 0)))))
+          (driver-put "hover" (plist-get (plist-get hover :contents) :value)))
         (setq code 0))
     (error (driver-put "error" (error-message-string err))))
   (when server
