@@ -88,11 +88,27 @@ def not_agent_facing(path: str, git_root: str | None) -> str | None:
                 _below(path, os.path.join(directory, d)) for d in _ROUTE_DIRS):
             return "inside a web framework's route directory"
     for directory in _ancestors(os.path.dirname(path), git_root):
+        if os.path.basename(directory) in _DOC_DIRS and _many_pages(directory):
+            return "inside a documentation folder's pages"
         if os.path.isfile(os.path.join(directory, "conf.py")) and (
                 os.path.isfile(os.path.join(directory, "index.rst"))
                 or os.path.isfile(os.path.join(directory, "index.md"))):
             return "inside a Sphinx documentation source"
     return None
+
+
+#: Folder names of documentation sites whose generator this module does not know.
+_DOC_DIRS = frozenset({"docs", "doc", "documentation"})
+
+
+def _many_pages(directory: str) -> bool:
+    """An ``index.md`` or ten Markdown pages: a documentation site (pydantic-ai's
+    ``docs/agent.md`` is a page, not a misspelt ``AGENT.md``)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    return "index.md" in names or sum(n.endswith(".md") for n in names) >= 10
 
 
 def where_agents_look(directory: str, git_root: str | None, own_name: str = "") -> bool:

@@ -281,3 +281,16 @@ def test_dot_directory_file_loaded_through_a_root_symlink_is_loaded(repo: Repo) 
     os.symlink(".agents/AGENTS.md", repo.path("AGENTS.md"))
     os.symlink("AGENTS.md", repo.path("CLAUDE.md"))
     assert not [f for f in repo.lint(".agents/AGENTS.md") if f.code == "RL213"]
+
+
+def test_pages_of_a_docs_folder_are_no_misspelt_instruction_files(repo: Repo) -> None:
+    """pydantic-ai keeps docs/AGENTS.md next to docs/agent.md (a page of its site, built
+    without mkdocs.yml in the tree): the page is no misspelt AGENT.md (RL207)."""
+    repo.files({"docs/AGENTS.md": "# Docs rules\n", "docs/index.md": "# Home\n",
+                "docs/agent.md": "# Agents\n\nHow to build one.\n",
+                "docs/realtime/gemini.md": "# Gemini realtime\n"})
+    for rel in ("docs/agent.md", "docs/realtime/gemini.md"):
+        assert not [f for f in repo.lint(rel) if f.code == "RL207"], rel
+    repo.write("pkg/agent.md", "# Rules\n")
+    repo.write("pkg/package.json", "{}\n")
+    assert [f for f in repo.lint("pkg/agent.md") if f.code == "RL207"]
