@@ -71,17 +71,21 @@ def find_up(name: str, start: str, stop: str) -> list[str]:
             if fsio.exists(os.path.join(d, name))]
 
 
-def glob_up(pattern: str, start: str, stop: str,
-            approval: Approval | None = None) -> list[str]:
+def glob_up(pattern: str, start: str, stop: str, approval: Approval | None = None,
+            notes: list[str] | None = None) -> list[str]:
     """``fs.globUp``: the pattern globbed in each directory from ``start`` up to ``stop``.
     A hit ``approval`` refuses is kept without looking at what it points to (the caller
-    lists it as needing approval), so whether its target exists never shows."""
+    lists it as needing approval), so whether its target exists never shows. When the
+    folder bound cuts the search, ``notes`` gets a sentence saying so."""
     out: list[str] = []
     budget = [GLOB_DIRS]
     for d in fsio.ancestors(start, stop):
         for p in glob_in(d, pattern, budget):
             if (approval is not None and approval.resolve(p) is None) or fsio.is_file(p):
                 out.append(p)
+    if budget[0] < 0 and notes is not None:
+        notes.append(f"instructions entry {pattern!r}: RuleLens stopped after listing"
+                     f" {GLOB_DIRS:,} folders; OpenCode may find more files for it.")
     return out
 
 
@@ -264,7 +268,7 @@ def _instruction(b: ViewBuilder, raw: str, env: Mapping[str, str], home: str, cw
                        " skipped.")
         return
     else:
-        hits = glob_up(entry, cwd, worktree, approval)
+        hits = glob_up(entry, cwd, worktree, approval, b.notes)
     if not hits:
         b.notes.append(f"instructions entry {raw!r} matches no file ({SOURCE}).")
     for p in hits:

@@ -171,3 +171,4 @@ def test_oc_f7_globs_are_bounded_and_skip_dot_folders(base: Path, home: Path) ->
     v = _view(repo, home)
     assert time.monotonic() - started < 10
     assert str(deep) in loaded(v) and str(late) not in loaded(v)
+    assert any("stopped after listing" in n for n in v.notes)
