@@ -109,6 +109,17 @@ def test_deep_package_json_is_one_line(tree: Tree) -> None:
     assert 0 < peak < PEAK_LIMIT_KIB
 
 
+def test_deep_composer_and_turbo_json_are_not_parsed(tree: Tree) -> None:
+    (tree.repo / "AGENTS.md").write_text(
+        "# Rules\n\nRun `composer run lint` and `turbo run build`.\n")
+    (tree.repo / "composer.json").write_text('{"scripts": ' + "[" * DEEP + "]" * DEEP + "}")
+    (tree.repo / "turbo.json").write_text('{"tasks": ' + '{"a": ' * DEEP + "1" + "}" * DEEP
+                                          + "}")
+    done, peak, took = measured(tree, "lint", "AGENTS.md")
+    assert done.returncode == 0, done.stderr.decode()  # cannot know: nothing reported
+    assert took < ANSWER_S and 0 < peak < PEAK_LIMIT_KIB
+
+
 def test_package_json_with_brackets_in_strings_still_checks_scripts(tree: Tree) -> None:
     """The depth scan skips strings: ``[[[[`` inside a script is not nesting."""
     _npm_rule(tree)

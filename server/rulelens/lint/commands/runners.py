@@ -8,11 +8,11 @@ targets), leaves the name alone.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from rulelens.agents import bounded
 from rulelens.lint.commands.finding import Problem
 from rulelens.lint.commands.place import Place
 from rulelens.lint.commands.project import Project, read_manifest
@@ -182,8 +182,8 @@ def _composer_scripts(path: str, project: Project) -> set[str] | None:
     if text is None:
         return None
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = bounded.json_loads(text)
+    except ValueError:  # not JSON, or nested too deeply (scanned before parsing)
         return None
     scripts = data.get("scripts") if isinstance(data, dict) else None
     return set(scripts) if isinstance(scripts, dict) else set()
@@ -295,8 +295,8 @@ def _turbo_tasks(path: str, project: Project) -> set[str] | None:
     if text is None:
         return None
     try:
-        data = json.loads(re.sub(r"^\s*//.*$", "", text, flags=re.MULTILINE))
-    except ValueError:
+        data = bounded.json_loads(re.sub(r"^\s*//.*$", "", text, flags=re.MULTILINE))
+    except ValueError:  # not JSON, or nested too deeply (scanned before parsing)
         return None
     tasks = data.get("tasks", data.get("pipeline")) if isinstance(data, dict) else None
     if not isinstance(tasks, dict):
