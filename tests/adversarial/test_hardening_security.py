@@ -79,8 +79,13 @@ def world(base: Path, outside_exists: bool) -> Tree:
     return tree
 
 
+#: The last-session line is computed in the background ("checking the last session…"
+#: until it is known): when a reply catches it is timing, not the tree. No session exists.
+_LAST_SESSION = re.compile(r"checking the last session(?:\u2026|\\u2026)|no session here yet")
+
+
 def normalise(text: str, base: Path) -> str:
-    return text.replace(str(base), "<BASE>")
+    return _LAST_SESSION.sub("<LAST-SESSION>", text.replace(str(base), "<BASE>"))
 
 
 def assert_no_secret(text: str) -> None:
