@@ -96,7 +96,33 @@ def chain_hover(chain: Chain, split: TrackerSplit | None) -> str:
             out.append(f"- {_link(s.path, base)} — `{s.reason}`: {_md(s.detail)}")
     if split is not None:
         out += ["", *tracker_lines(split, base)]
+    ages = age_lines(chain, base)
+    if ages:
+        out += ["", *ages]
     return "\n".join(out) + "\n"
+
+
+#: Files of a chain whose age the hover shows at most (two git calls each).
+MAX_AGED = 8
+
+
+def age_lines(chain: Chain, base: str | None) -> list[str]:
+    """``**Age**`` lines: when each loaded file last changed and how many commits touched
+    what it governs since (:mod:`rulelens.rules.age`); none outside git."""
+    import time
+
+    from rulelens.rules.age import describe, file_age
+
+    root = chain.git_root
+    if root is None:
+        return []
+    now = time.time()
+    lines = []
+    for f in chain.files[:MAX_AGED]:
+        age = file_age(f.path, root)
+        if age is not None:
+            lines.append(f"- {_link(f.path, base)}: {describe(age, now)}")
+    return ["**Age** (from git)", "", *lines] if lines else []
 
 
 def tracker_lines(split: TrackerSplit, base: str | None) -> list[str]:
