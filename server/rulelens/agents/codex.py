@@ -112,7 +112,8 @@ def untrusted(config: Mapping[str, Any], dirs: list[str]) -> str | None:
     return None
 
 
-def _candidates(fallbacks: list[str]) -> list[str]:
+def candidates(fallbacks: list[str]) -> list[str]:
+    """The names Codex tries in each directory, in order (fact 12)."""
     return [OVERRIDE, DEFAULT, *fallbacks]
 
 
@@ -141,7 +142,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
 
     root = project_root(cwd, markers)
     dirs = fsio.ancestors(cwd, root)[::-1] if root else [cwd]
-    names = _candidates(fallbacks)
+    names = candidates(fallbacks)
     gate = untrusted(config, [d for d in (root, cwd) if d])
     project: list[str] = []
     pending: list[ViewFile] = []

@@ -19,12 +19,13 @@ never see each other's answers.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rulelens.agents import safeio
+from rulelens.agents.record import home_of
 from rulelens.lint.chainindex import ChainTables
 from rulelens.lint.disk import Disk
 from rulelens.lint.formats import FileFormat, classify
@@ -103,13 +104,21 @@ class LintCaches:
     deps: set[str] = field(default_factory=set)
     #: Repository root -> what its command runners define (read on first use).
     projects: dict[str, Project] = field(default_factory=dict)
+    #: The environment the session captured (``HOME``, ``CODEX_HOME``, ...): every check
+    #: that asks an agent module or a home directory reads it, never ``os.environ``.
+    environ: Mapping[str, str] = field(default_factory=dict)
+    #: Agents' configuration tables lint consults (``codex``: ``$CODEX_HOME/config.toml``).
+    agent_configs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.globs.environ = self.environ
 
     def project_for(self, root: str) -> Project:
         from rulelens.lint.commands.project import Project  # lint.candidates imports us
 
         found = self.projects.get(root)
         if found is None:
-            found = self.projects[root] = Project(root)
+            found = self.projects[root] = Project(root, environ=self.environ)
         return found
 
     def format_of(self, path: str) -> FileFormat:
@@ -122,7 +131,7 @@ class LintCaches:
     def ignore_for(self, root: str) -> GitIgnore | None:
         """The matcher the agent applies in the repository at ``root``."""
         if root not in self.ignores:
-            self.ignores[root] = GitIgnore.build(root, os.path.expanduser("~"), os.environ) \
+            self.ignores[root] = GitIgnore.build(root, home_of(self.environ), self.environ) \
                 if os.path.exists(os.path.join(root, ".gitignore")) else None
         return self.ignores[root]
 
@@ -134,6 +143,8 @@ class LintCaches:
         if listed is None or any(os.path.basename(p) == ".gitignore" for p in listed):
             self.ignores.clear()
         self.projects.clear()  # a manifest, Makefile or task file may have changed
+        if listed is None or any(os.path.basename(p) == "config.toml" for p in listed):
+            self.agent_configs.clear()
         if listed is None:
             self.related.texts.clear()
         else:

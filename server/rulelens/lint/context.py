@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from rulelens.agents.fs import canonical, discover_git_root
+from rulelens.agents.record import home_of
 from rulelens.lint.caches import LintCaches
 from rulelens.lint.chainindex import ChainIndex
 from rulelens.lint.config import LintConfig
@@ -76,7 +77,7 @@ class Context:
     @cached_property
     def _bases(self) -> tuple[tuple[str, ...], str]:
         """The repository root's spellings, and the home directory (``""`` for ``/``)."""
-        home = os.path.expanduser("~")
+        home = home_of(self.caches.environ)
         home = home if len(home) > 1 else ""
         root = self.git_root
         if not root:

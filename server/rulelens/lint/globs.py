@@ -26,11 +26,12 @@ import re
 import threading
 import time
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import islice, takewhile
 
 from rulelens.agents.linearre import Matcher, compile_bounded
+from rulelens.agents.record import home_of
 from rulelens.rules.gitignore import GitIgnore, walk_unignored
 
 _PRUNE = frozenset({".git", "node_modules", ".hg", ".svn", "__pycache__", ".venv"})
@@ -198,7 +199,9 @@ class _Listing:
 class Workspace:
     """Relative file paths of project roots, and what each glob pattern matches there."""
 
-    def __init__(self) -> None:
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        #: The environment lint's session captured (``HOME`` for global git excludes).
+        self.environ: Mapping[str, str] = {} if environ is None else environ
         self._cache: dict[tuple[str, int], _Listing] = {}
         self._problems: dict[str, str | None] = {}
         self._lock = threading.Lock()
@@ -234,7 +237,7 @@ class Workspace:
             found = self._cache.get(key)
             if found is not None and time.monotonic() - found.at < _TTL:
                 return found
-        listing = _walk(root, max_files)
+        listing = _walk(root, max_files, self.environ)
         with self._lock:
             self._cache[key] = listing
         return listing
@@ -270,8 +273,8 @@ def _matches(listing: _Listing, pattern: str) -> bool | None:
     return False if listing.complete else None
 
 
-def _walk(root: str, max_files: int) -> _Listing:
-    ignore = GitIgnore.build(root, os.path.expanduser("~"), os.environ) \
+def _walk(root: str, max_files: int, environ: Mapping[str, str]) -> _Listing:
+    ignore = GitIgnore.build(root, home_of(environ), environ) \
         if os.path.exists(os.path.join(root, ".gitignore")) else None
     paths: list[str] = []
     names: set[str] = set()

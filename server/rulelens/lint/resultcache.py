@@ -30,6 +30,7 @@ from typing import Any
 import blake3
 
 from rulelens.agents import safeio
+from rulelens.agents.record import home_of
 from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
 
 VERSION = "lint-v1"
@@ -39,8 +40,7 @@ _ENV_PREFIXES = ("GROK_", "CODEX_", "GEMINI_", "CLAUDE_", "COPILOT_", "XDG_CONFI
 
 def cache_dir(env: Mapping[str, str]) -> str:
     """``$XDG_CACHE_HOME/rulelens/lint-v1`` (``~/.cache`` when unset)."""
-    base = env.get("XDG_CACHE_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".cache")
+    base = env.get("XDG_CACHE_HOME") or os.path.join(home_of(env), ".cache")
     return os.path.join(base, "rulelens", VERSION)
 
 

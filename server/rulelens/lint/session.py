@@ -47,7 +47,7 @@ class LintSession:
         self.hints = hints
         self.resolver = resolver if resolver is not None else Resolver(env)
         self.snapshot = snapshot
-        self.caches = LintCaches(disk=Snapshot() if snapshot else Disk())
+        self.caches = LintCaches(disk=Snapshot() if snapshot else Disk(), environ=env.env)
         self.configs: dict[str, LintConfig] = {}
         #: Directory -> repository root (or itself): files of one directory share the walk.
         self.roots: dict[str, str] = {}

@@ -7,6 +7,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from rulelens.lint import LintConfig, lint_document
+from rulelens.lint.caches import LintCaches
 from rulelens.lint.config import from_mapping
 from rulelens.lint.engine import chain_dir
 from rulelens.lint.model import Finding
@@ -64,7 +65,9 @@ class Repo:
                     text = fh.read().decode("utf-8", "surrogateescape")
             except OSError:
                 text = ""
-        return lint_document(path, text, chain, config)
+        # As a session does: the environment is captured once, and lint reads only that.
+        caches = LintCaches(environ=dict(os.environ))
+        return lint_document(path, text, chain, config, caches)
 
 
 def git(cwd: str, *args: str) -> None:

@@ -156,3 +156,50 @@ def test_multi_agent_repo_has_no_warning_noise(repo: Repo) -> None:
                 "src/AGENTS.override.md"):
         found = repo.lint(rel)
         assert problems(found) == [], (rel, [(f.code, f.message) for f in problems(found)])
+
+
+def test_codex_budget_walk_follows_its_root_markers_and_fallback_names(repo: Repo) -> None:
+    """Issue 21: lint's RL303 asks the Codex module, so Codex's ``project_root_markers``
+    (agent-profiles.md §1 fact 7: an inner ``.git`` is not a root when ``.codex-root`` is the
+    marker) and ``project_doc_fallback_filenames`` (fact 12) decide the chain — the second,
+    partial walk lint kept before ignored both."""
+    _codex_config(repo, 'project_doc_max_bytes = 2000\nproject_root_markers = [".codex-root"]\n'
+                  'project_doc_fallback_filenames = ["CONTEXT.md"]\n')
+    repo.files({".codex-root": "", "CONTEXT.md": "root context\n" * 150,
+                "inner/.git/HEAD": "ref: refs/heads/main\n",
+                "inner/pkg/AGENTS.md": "pkg rules\n" * 100})
+    f = _one(repo.lint("inner/pkg/AGENTS.md"), "RL303")
+    # 1,950 bytes of the root's CONTEXT.md come first: 50 bytes of this file are left.
+    assert "only the first 50 bytes of this file are read" in f.message
+    assert [r.path for r in f.related] == [repo.path("CONTEXT.md")]
+    # The fallback name is Codex's file too: over the budget by itself it is cut.
+    _codex_config(repo, 'project_doc_max_bytes = 1000\nproject_root_markers = [".codex-root"]\n'
+                  'project_doc_fallback_filenames = ["CONTEXT.md"]\n')
+    assert "RL303" in codes(repo.lint("CONTEXT.md"))
+
+
+def test_lint_never_reads_os_environ() -> None:
+    """Lint reads the environment its session captured (``LintCaches.environ``)."""
+    import ast
+    import pathlib
+
+    import rulelens.lint
+
+    found = []
+    for path in pathlib.Path(rulelens.lint.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv")
+                    and isinstance(node.value, ast.Name) and node.value.id == "os") or (
+                    isinstance(node, ast.Attribute) and node.attr == "expanduser"):
+                found.append(f"{path.name}:{node.lineno}")
+    assert found == []
+
+
+def test_clinerules_readers_come_from_the_registry_once(repo: Repo) -> None:
+    """Cline and Windsurf are registry agents now: each is named once, from its module."""
+    repo.files({".clinerules": "Rules.\n", ".windsurfrules": "Rules.\n"})
+    cline = _one(repo.lint(".clinerules"), "RL208").message
+    assert cline.startswith(".clinerules: read by Cline; not by Grok")
+    assert cline.count("Cline") == 1
+    windsurf = _one(repo.lint(".windsurfrules"), "RL208").message
+    assert windsurf.startswith(".windsurfrules: read by Cline, Windsurf, Zed; not by Grok")

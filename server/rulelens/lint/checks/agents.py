@@ -4,13 +4,14 @@ it, each agent's own limits, and ``@import`` semantics per agent.
 Lint judges a repository as its maintainers' agents will see it: in a trusted folder
 (Grok's lint resolver is ``trusted`` too), so Gemini CLI's folder-trust gate is opened here;
 everything else (``$CODEX_HOME/config.toml``, ``~/.gemini/settings.json``) is read from the
-environment lint runs in, as each agent reads it.
+environment lint's session captured (``LintCaches.environ``), as each agent reads it; never
+from ``os.environ``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from rulelens.agents import codex, profiles
@@ -18,9 +19,10 @@ from rulelens.agents.compat import ConfigError
 from rulelens.lint.context import Context
 
 
-def agent_env() -> Mapping[str, str]:
-    """The environment the agents' discovery modules see: the real one, folder trusted."""
-    return {**os.environ, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
+def agent_env(ctx: Context) -> Mapping[str, str]:
+    """The environment the agents' discovery modules see: the one lint's session captured,
+    folder trusted."""
+    return {**ctx.caches.environ, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
 
 
 def workspace_of(ctx: Context) -> str:
@@ -28,44 +30,50 @@ def workspace_of(ctx: Context) -> str:
     return ctx.git_root or ctx.doc.fmt.owner
 
 
-def readers_sentence(ctx: Context, also: Sequence[str] = ()) -> str:
+def readers_sentence(ctx: Context) -> str:
     """``GEMINI.md: read by Gemini CLI; not by Grok, Claude Code, …`` for this document
-    (Grok does not read it: the callers report files Grok skips). ``also``: readers that
-    have no profile here (Windsurf, Cline), named first."""
+    (Grok does not read it: the callers report files Grok skips); every other agent is
+    asked through the registry."""
     # Imported here: the discovery modules bring YAML, which lint start-up does not load
     # unless a document has frontmatter.
     from rulelens.agents import readers
 
     doc = ctx.doc
-    reads, skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env())
-    return readers.sentence(ctx.rel(doc.path), [*also, *reads], skips, grok_reads=False,
+    reads, skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env(ctx))
+    return readers.sentence(ctx.rel(doc.path), reads, skips, grok_reads=False,
                             grok=ctx.display)
 
 
-def codex_budget(fallback: int) -> tuple[int, str]:
+def codex_budget(ctx: Context, fallback: int) -> tuple[int, str]:
     """Codex's ``project_doc_max_bytes`` and where it comes from: ``$CODEX_HOME/config.toml``
     when it sets one, else ``fallback`` (lint's ``codex_max_bytes``, default Codex's own
     32 KiB)."""
-    config = _codex_config()
+    config = _codex_config(ctx)
     if "project_doc_max_bytes" in config:
         budget, _, _, _ = codex.settings(config)
-        return budget, os.path.join(codex.codex_home(agent_env()), "config.toml")
+        return budget, os.path.join(codex.codex_home(agent_env(ctx)), "config.toml")
     return fallback, ""
 
 
-def codex_root_markers() -> list[str]:
-    """Codex's ``project_root_markers`` (default ``.git``), from its config."""
-    _, _, markers, _ = codex.settings(_codex_config())
-    return markers
+def codex_names(ctx: Context) -> tuple[str, ...]:
+    """The names Codex takes in a directory, in its order: ``AGENTS.override.md``,
+    ``AGENTS.md`` and the configured ``project_doc_fallback_filenames``."""
+    _, fallbacks, _, _ = codex.settings(_codex_config(ctx))
+    return tuple(codex.candidates(fallbacks))
 
 
-def _codex_config() -> dict[str, Any]:
-    """Codex's config table; one it cannot parse (nested too deeply, say) counts as none
-    here: ``chain --agent codex`` reports it."""
-    try:
-        return codex.read_config(agent_env())[0]
-    except ConfigError:
-        return {}
+def _codex_config(ctx: Context) -> dict[str, Any]:
+    """Codex's config table, read once per lint session (the editor's session forgets it
+    when a ``config.toml`` changes); one it cannot parse (nested too deeply, say) counts as
+    none here: ``chain --agent codex`` reports it."""
+    memo = ctx.caches.agent_configs
+    if "codex" not in memo:
+        try:
+            memo["codex"] = codex.read_config(agent_env(ctx))[0]
+        except ConfigError:
+            memo["codex"] = {}
+    found: dict[str, Any] = memo["codex"]
+    return found
 
 
 #: Import depth limits by the name of the file that starts the chain (Gemini CLI reads

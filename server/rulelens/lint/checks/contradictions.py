@@ -227,7 +227,7 @@ def _loaded_together(ctx: Context, other: str) -> str:
     other_real = os.path.realpath(other)
     deeper = ctx.doc.path if _reported_here(ctx, other) else other
     cwd = classify(deeper).owner
-    env = agent_env()
+    env = agent_env(ctx)
     parts: list[str] = []
     for agent in AGENTS:
         if agent.engine:

@@ -25,18 +25,18 @@ CODES = ("RL201", "RL202", "RL203", "RL204", "RL205", "RL206", "RL207", "RL208",
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _NON_SPACE = re.compile(r"\S")  # \S is exactly "not str.isspace()"
 _LOWER = {n.lower(): n for n in NAMED_FILES}
-#: Files of other agents Grok does not read: (readers without a profile here, advice). The
-#: message names who reads the file from the profiles (:mod:`rulelens.lint.checks.agents`).
-_OTHER_AGENT: dict[str, tuple[tuple[str, ...], str]] = {
-    "GEMINI.md": ((), ""),
-    "AGENTS.override.md": ((), ""),
-    ".cursorrules": ((), " A legacy Cursor rules file: current Cursor prefers `.cursor/rules`."),
-    ".windsurfrules": ((), ""),
-    ".clinerules": (("Cline",), ""),
-    "AGENTS.local.md": ((), " A personal-override name some tools use: use CLAUDE.local.md, and"
-                            " keep it out of .gitignore."),
-    "AGENT.local.md": ((), " A personal-override name some tools use: use CLAUDE.local.md, and"
-                           " keep it out of .gitignore."),
+#: Files of other agents Grok does not read, with advice. The message names who reads the
+#: file from the registry's agents (:mod:`rulelens.lint.checks.agents`).
+_OTHER_AGENT: dict[str, str] = {
+    "GEMINI.md": "",
+    "AGENTS.override.md": "",
+    ".cursorrules": " A legacy Cursor rules file: current Cursor prefers `.cursor/rules`.",
+    ".windsurfrules": "",
+    ".clinerules": "",
+    "AGENTS.local.md": " A personal-override name some tools use: use CLAUDE.local.md, and"
+                       " keep it out of .gitignore.",
+    "AGENT.local.md": " A personal-override name some tools use: use CLAUDE.local.md, and"
+                      " keep it out of .gitignore.",
 }
 
 
@@ -153,10 +153,10 @@ def _names(ctx: Context, first: Range) -> None:
                  f" case-sensitive file system, so it never loads. Rename it to `{proper}`.",
                  first, fixes=_rename_fix(ctx, new, f"Rename to {proper}"))
     elif fmt.kind in ("named", "legacy") and name in _OTHER_AGENT:
-        also, advice = _OTHER_AGENT[name]
-        _rl208(ctx, first, lambda: readers_sentence(ctx, also) + "." + advice)
+        advice = _OTHER_AGENT[name]
+        _rl208(ctx, first, lambda: readers_sentence(ctx) + "." + advice)
     elif fmt.kind == "cline-rule":
-        _rl208(ctx, first, lambda: readers_sentence(ctx, ("Cline",)) + ".")
+        _rl208(ctx, first, lambda: readers_sentence(ctx) + ".")
     elif fmt.kind == "copilot-repo":
         _rl208(ctx, first, lambda: readers_sentence(ctx) + f". Put instructions for {display}"
                " in AGENTS.md.")

@@ -136,7 +136,7 @@ def run(ctx: Context) -> None:
         return  # `AGENTS.md -> .agents/AGENTS.md`: loaded through the link
     from rulelens.agents import readers
 
-    reads, _skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env())
+    reads, _skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env(ctx))
     project_wide = [r for r in reads if not r.endswith(readers.FOR_MATCHING)]
     if ctx.chain_entry is not None and not rel.split("/")[-2].startswith("."):
         return  # Grok loads it

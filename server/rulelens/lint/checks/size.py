@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import re
 
-from rulelens.lint.checks.agents import codex_budget
+from rulelens.agents.view import AgentView, NotLoaded, ViewFile
+from rulelens.lint.checks.agents import agent_env, codex_budget, codex_names
 from rulelens.lint.context import Context
-from rulelens.lint.disk import Disk
 from rulelens.lint.formats import CLAUDE_NAMED
 from rulelens.lint.model import Range, Related
 
@@ -45,7 +45,7 @@ def run(ctx: Context) -> None:
                 ctx.emit("RL301", f"{counted} lines (without HTML comments); Claude's docs ask"
                          f" for under {t.claude_max_lines} lines per CLAUDE.md. Split it into"
                          " `.claude/rules/` files or imports.", doc.line_range(line))
-    if name in ("AGENTS.md", "AGENTS.override.md") and kind == "named":
+    if kind in ("named", "other") and name in codex_names(ctx):
         _codex(ctx, nbytes)
     if kind == "cursor-rule":
         n_lines = doc.line_count
@@ -87,35 +87,29 @@ def _count_without_comments(text: str) -> int:
     return stripped.count("\n") + (0 if not stripped or stripped.endswith("\n") else 1)
 
 
-def _codex_file(disk: Disk, directory: str) -> tuple[str, int] | None:
-    """Codex's one file for a directory: a present override wins, else AGENTS.md."""
-    for name in ("AGENTS.override.md", "AGENTS.md"):
-        path = os.path.join(directory, name)
-        size = disk.regular_size(path)
-        if size is not None:
-            return path, size
-    return None
-
-
 def _codex(ctx: Context, own_bytes: int) -> None:
+    """RL303 from Codex's own discovery (:func:`rulelens.agents.codex.view`, started in the
+    document's directory): its project root markers, its fallback names, one file per
+    directory; the sizes above this file against the budget."""
+    from rulelens.agents import codex  # the module brings TOML; only for AGENTS-like files
+
     doc = ctx.doc
     # Codex's own config.toml decides its budget; lint's threshold when it sets none.
-    budget, source = codex_budget(ctx.config.thresholds.codex_max_bytes)
+    budget, source = codex_budget(ctx, ctx.config.thresholds.codex_max_bytes)
     if budget <= 0:
         return
     set_by = f" (set in {source})" if source else ""
-    directory = doc.directory
-    slot = _codex_file(ctx.disk, directory)
-    if slot is not None and os.path.basename(slot[0]) != doc.name:
-        return  # shadowed by AGENTS.override.md: Codex does not read this file
-    dirs = _chain_dirs(ctx, directory)
+    view = codex.view(doc.directory, None, agent_env(ctx))
+    mine = view.find(doc.path)
+    if isinstance(mine, NotLoaded) and mine.reason == "shadowed":
+        return  # another name wins this directory (AGENTS.override.md): Codex skips this file
     before = 0
     related: list[Related] = []
-    for d in dirs[:-1]:
-        found = _codex_file(ctx.disk, d)
-        if found is not None and found[1] > 0:
-            before += found[1]
-            related.append(Related(found[0], Range.point(0), f"{found[1]} bytes earlier in"
+    for path in _above(view, doc.directory):
+        size = ctx.disk.regular_size(path)
+        if size:
+            before += size
+            related.append(Related(path, Range.point(0), f"{size} bytes earlier in"
                                    " Codex's chain"))
     if not doc.text.strip():
         return  # whitespace-only files cost nothing
@@ -133,27 +127,24 @@ def _codex(ctx: Context, own_bytes: int) -> None:
                  Range.of(line, col, line, doc.line_length(line)), related=related)
 
 
+def _above(view: AgentView, directory: str) -> list[str]:
+    """The project files Codex takes in the directories above ``directory``, root first:
+    loaded, or dropped by its budget (their bytes count against lint's budget too); an
+    empty file costs nothing."""
+    out = []
+    entries: list[ViewFile | NotLoaded] = [*view.files, *view.not_loaded]
+    for e in entries:
+        if isinstance(e, ViewFile) and e.role != "project":
+            continue
+        if isinstance(e, NotLoaded) and e.reason != "over-budget":
+            continue
+        if os.path.dirname(e.path) != directory:
+            out.append(e.path)
+    return sorted(out, key=lambda p: p.count(os.sep))
+
+
 def _char_index(text: str, nbytes: int) -> int:
     """Index of the character containing byte ``nbytes`` of the UTF-8 encoding."""
     if text.isascii():
         return nbytes
     return len(text.encode("utf-8", "surrogateescape")[:nbytes].decode("utf-8", "ignore"))
-
-
-def _chain_dirs(ctx: Context, directory: str) -> list[str]:
-    """Project root → ``directory``; Codex's root is the nearest ancestor with ``.git``."""
-    root = ctx.git_root
-    if root is None:
-        return [directory]
-    dirs: list[str] = []
-    current = directory
-    while True:
-        dirs.append(current)
-        if os.path.normpath(current) == os.path.normpath(root):
-            break
-        parent = os.path.dirname(current)
-        if parent == current:
-            return [directory]
-        current = parent
-    dirs.reverse()
-    return dirs

@@ -12,9 +12,11 @@ Files read are recorded (:attr:`Project.read`) so a cached result can name them.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rulelens.agents import bounded, safeio
+from rulelens.agents.record import home_of
 from rulelens.lint.candidates import NOT_SOURCE
 from rulelens.lint.manifests import LIMIT as MANIFEST_LIMIT
 
@@ -99,6 +101,8 @@ class Project:
     read: set[str] = field(default_factory=set)
     #: Files skipped, with the one-line reason the check reports.
     skipped: dict[str, str] = field(default_factory=dict)
+    #: The environment lint's session captured (``HOME`` for the global git excludes).
+    environ: Mapping[str, str] = field(default_factory=dict)
 
     def package(self, directory: str) -> Package | None:
         """The ``package.json`` in ``directory`` (not above it)."""
@@ -134,7 +138,7 @@ class Project:
     def files_named(self, name: str) -> list[str]:
         """Every file called ``name`` in the repository (bounded walk; see module doc)."""
         if self._index is None:
-            self._index = _walk(self.root)
+            self._index = _walk(self.root, self.environ)
         return self._index.get(name, [])
 
     def all_packages(self) -> list[Package]:
@@ -154,10 +158,10 @@ _INDEXED = frozenset({"package.json", "Makefile", "makefile", "GNUmakefile", "ju
                       "taskfile.yaml", "composer.json", "project.json", "turbo.json"})
 
 
-def _walk(root: str) -> dict[str, list[str]]:
+def _walk(root: str, environ: Mapping[str, str]) -> dict[str, list[str]]:
     from rulelens.rules.gitignore import GitIgnore
 
-    ignore = GitIgnore.build(root, os.path.expanduser("~"), dict(os.environ)) \
+    ignore = GitIgnore.build(root, home_of(environ), dict(environ)) \
         if os.path.exists(os.path.join(root, ".gitignore")) else None
     found: dict[str, list[str]] = {}
     stack = [(root, 0)]
