@@ -74,13 +74,13 @@ def view_json(v: AgentView, env: Mapping[str, str] | None = None) -> dict[str, A
     out["basis_label"] = v.basis_label
     out["file"] = v.file
     out["basis"] = v.basis
-    out["source"] = v.source
+    out["evidence_source"] = v.source
     for entry, f in zip(out["files"], v.files, strict=False):
         entry.update({"when": f.when, "why": f.why, "imported_by": None, "truncated_at": None,
                       **v.evidence_of(f)})
     known = {s["path"] for s in out["skipped"]}
     for entry in out["skipped"]:
-        entry.update({"evidence": v.basis, "source": v.source})
+        entry.update({"evidence": v.basis, "evidence_source": v.source})
     out["skipped"] += [s.to_json(v.basis, v.source) for s in v.not_loaded
                        if s.path not in known]
     out["notes"] = list(v.notes)

@@ -87,7 +87,7 @@ class NotLoaded:
             out["imported_by"] = self.imported_by
         if evidence is not None:
             out["evidence"] = self.evidence or evidence
-            out["source"] = self.source or source or ""
+            out["evidence_source"] = self.source or source or ""
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -170,7 +170,7 @@ class AgentView:
             "basis": self.basis,
             "basis_label": self.basis_label,
             "notes": list(self.notes),
-            "source": self.source,
+            "evidence_source": self.source,
             "files": files,
             "skipped": [s.to_json(self.basis, self.source) for s in self.not_loaded],
             "imports": [e.to_json() for e in self.imports],
@@ -178,9 +178,10 @@ class AgentView:
 
 
     def evidence_of(self, f: ViewFile) -> dict[str, Any]:
-        """``{"evidence", "source"[, "notes"]}`` for one loaded file."""
+        """``{"evidence", "evidence_source"[, "notes"]}`` for one loaded file (``source`` is
+        taken: Grok's chain JSON names a file's ``InstructionSource`` there)."""
         out: dict[str, Any] = {"evidence": f.evidence or self.basis,
-                               "source": f.source or self.source}
+                               "evidence_source": f.source or self.source}
         if f.notes:
             out["notes"] = list(f.notes)
         return out

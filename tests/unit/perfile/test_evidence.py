@@ -1,5 +1,6 @@
 """Issue 21 item 3: every line says how sure it is (``evidence``) and where that comes from
-(``source``), and the version-gated bugs the research lists show on the lines they affect.
+(``evidence_source``; ``source`` stays Grok's InstructionSource in chain JSON), and the
+version-gated bugs the research lists show on the lines they affect.
 
 Facts named: agent-profiles.md change notes, 2026-12-01 — Claude Code "several `paths:`
 entries silently never loaded" (anthropics/claude-code#33581) and "`paths:` rules under
@@ -45,28 +46,33 @@ def test_every_line_of_every_agent_carries_evidence_and_source(base: Path, home:
         write(repo / rel, "# rules\n")
     env = {**os.environ, **env_for(home)}
     out = subprocess.run([sys.executable, "-m", "rulelens", "chain", str(repo / "src/app.py"),
-                          "--agent", "all", "--cwd", str(repo), "--json"],
+                          "--agent", "all", "--cwd", str(repo), "--json", "--trust",
+                          "trusted"],
                          env=env, capture_output=True, text=True, check=True)
     views = json.loads(out.stdout)["agents"]
     assert [v["agent"].split("@")[0] for v in views] == list(BY_ID)
     lines = 0
     for v in views:
         record = BY_ID[v["agent"].split("@")[0]]
-        assert v["source"], v["agent"]
+        assert v["evidence_source"], v["agent"]
         for entry in v["files"] + v["skipped"]:
             lines += 1
             assert entry["evidence"] in ("code", "docs", "observed"), (v["agent"], entry)
-            assert entry["source"], (v["agent"], entry["path"])
+            assert entry["evidence_source"], (v["agent"], entry["path"])
             if record.evidence == "docs":
                 assert entry["evidence"] != "code", (v["agent"], entry["path"])
     assert lines > len(views)
+    grok = next(v for v in views if v["agent"].startswith("grok"))
+    assert grok["files"]  # trusted (--trust trusted): Grok loads the project files
+    for entry in grok["files"]:  # Grok's own "source" (home/configured/project) is kept
+        assert entry["source"] in ("home", "configured", "project")
     by_agent = {v["agent"].split("@")[0]: v for v in views}
     claude_md = _line(by_agent["claude"], repo / "CLAUDE.md")
     assert claude_md["evidence"] == "docs"
-    assert claude_md["source"].startswith("https://code.claude.com/")  # type: ignore[union-attr]
+    assert claude_md["evidence_source"].startswith("https://code.claude.com/")  # type: ignore[union-attr]
     agents_md = _line(by_agent["codex"], repo / "AGENTS.md")
     assert agents_md["evidence"] == "code"
-    assert agents_md["source"].startswith("openai/codex@")  # type: ignore[union-attr]
+    assert agents_md["evidence_source"].startswith("openai/codex@")  # type: ignore[union-attr]
 
 
 def test_claude_rule_with_several_paths_carries_the_33581_note(base: Path, home: Path) -> None:
