@@ -9,7 +9,7 @@
 
 import * as path from "node:path";
 import { displayPath, formatBytes, type ChainNode, type PathContext } from "./chainModel";
-import type { AgentChain, AgentsPayload } from "./protocol";
+import type { AgentChain, AgentInfo, AgentsPayload } from "./protocol";
 
 const WHEN_LABEL: Record<string, string> = { start: "at start", "on-read": "on read", may: "may pull in" };
 const WHEN_ICON: Record<string, string> = { start: "pass-filled", "on-read": "eye", may: "question" };
@@ -23,6 +23,31 @@ function folderOf(p: string, ctx: PathContext, gitRoot: string | null): string {
   const shown = displayPath(p, ctx, gitRoot);
   const cut = shown.lastIndexOf("/");
   return cut < 0 ? "./" : shown.slice(0, cut + 1);
+}
+
+/** How sure a line is, compactly (as the CLI table and the hover mark their columns). */
+export const EVIDENCE_MARK: Record<string, string> = { code: "ᶜ", docs: "ᵈ", observed: "ᵒ" };
+const EVIDENCE_WORDS: Record<string, string> = {
+  code: "from the agent's own code",
+  docs: "from its documentation",
+  observed: "observed (issue reports)",
+};
+
+/** `ᵈ` (and `†` for a known bug) for a row's description. */
+function markOf(line: { evidence?: string; notes?: string[] }): string {
+  const mark = line.evidence ? EVIDENCE_MARK[line.evidence] ?? "" : "";
+  return mark + (line.notes && line.notes.length ? " †" : "");
+}
+
+/** The tooltip lines saying how sure a row is, where that comes from, and its known bugs. */
+function evidenceLines(line: { evidence?: string; evidence_source?: string; notes?: string[] }): string {
+  const out: string[] = [];
+  if (line.evidence) {
+    const words = EVIDENCE_WORDS[line.evidence] ?? line.evidence;
+    out.push(`${EVIDENCE_MARK[line.evidence] ?? ""} ${words}${line.evidence_source ? `: ${line.evidence_source}` : ""}`);
+  }
+  for (const note of line.notes ?? []) out.push(`† ${note}`);
+  return out.length ? "\n" + out.join("\n") : "";
 }
 
 function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
@@ -66,8 +91,8 @@ function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
       kind: "file",
       // The file name first; its folder and the reason follow, whole in the tooltip.
       label: f.when === "start" ? `${start}. ${base}` : base,
-      description: `${folderOf(f.path, ctx, view.git_root)} · ${when} · ${formatBytes(f.bytes)}${cut}`,
-      tooltip: `${f.path}\n${name}: ${when}\n${f.why}` + (f.imported_by ? `\nimported by ${f.imported_by}` : ""),
+      description: `${folderOf(f.path, ctx, view.git_root)} · ${when} · ${formatBytes(f.bytes)}${cut} ${markOf(f)}`.trimEnd(),
+      tooltip: `${f.path}\n${name}: ${when}\n${f.why}` + (f.imported_by ? `\nimported by ${f.imported_by}` : "") + evidenceLines(f),
       icon: WHEN_ICON[f.when] ?? "file",
       contextValue: f.when === "may" ? "rulelens.agent.may" : "rulelens.loaded",
       path: f.path,
@@ -80,8 +105,8 @@ function agentGroup(view: AgentChain, ctx: PathContext): ChainNode {
       id: `agent:${id}:skipped:${s.path}`,
       kind: "skipped",
       label: path.basename(s.path),
-      description: `${folderOf(s.path, ctx, view.git_root)} · not loaded: ${s.reason}`,
-      tooltip: `${s.path}\n${name}: not loaded (${s.reason})\n${s.detail}`,
+      description: `${folderOf(s.path, ctx, view.git_root)} · not loaded: ${s.reason} ${markOf(s)}`.trimEnd(),
+      tooltip: `${s.path}\n${name}: not loaded (${s.reason})\n${s.detail}` + evidenceLines(s),
       icon: "circle-slash",
       contextValue: "rulelens.skipped",
       path: s.path,
@@ -151,9 +176,26 @@ export function agentsViewMessage(payload: AgentsPayload, shown: string): string
 }
 
 /** One group per agent, in the server's order. */
-export function buildAgentsTree(payload: AgentsPayload | null | undefined, ctx: PathContext): ChainNode[] {
+export function buildAgentsTree(payload: AgentsPayload | null | undefined, ctx: PathContext,
+                                known: AgentInfo[] = []): ChainNode[] {
   if (!payload) return [];
-  return payload.agents.map((v) => agentGroup(v, ctx));
+  const groups = payload.agents.map((v) => agentGroup(v, ctx));
+  // Agents the server knows whose files are in this workspace but that are not shown (the
+  // `rulelens.agents` setting leaves them out): one line, so none goes unnoticed.
+  const shown = new Set(payload.agents.map((v) => family(v.agent)));
+  const hidden = known.filter((a) => a.present && !shown.has(a.id));
+  if (hidden.length) {
+    groups.push({
+      id: "agents:hidden",
+      kind: "hint",
+      label: `Also used here, not shown: ${hidden.map((a) => a.short).join(", ")}`,
+      description: "add to rulelens.agents",
+      tooltip: hidden.map((a) => `${a.display} ${EVIDENCE_MARK[a.evidence] ?? ""} (${a.id}): ${a.source}`).join("\n"),
+      icon: "eye-closed",
+      contextValue: "rulelens.agents.hidden",
+    });
+  }
+  return groups;
 }
 
 /** The start directory as a header: `start: ./` (the workspace folder) or `start: src/`. */

@@ -9,7 +9,7 @@
 import * as path from "node:path";
 import type { ChainFile, ChainPayload, SkippedFile } from "./protocol";
 
-export type NodeKind = "file" | "skipped" | "mentioned" | "group" | "trust" | "session";
+export type NodeKind = "file" | "skipped" | "mentioned" | "group" | "trust" | "session" | "hint";
 
 export interface ChainNode {
   id: string;

@@ -19,7 +19,7 @@ import {
   type PathContext,
   type ViewState,
 } from "./chainModel";
-import { Methods, type AgentsPayload, type ChainPayload } from "./protocol";
+import { Methods, type AgentInfo, type AgentsPayload, type ChainPayload } from "./protocol";
 import type { ServerStatus } from "./server";
 
 export const VIEW_ID = "rulelens.activeRules";
@@ -49,6 +49,8 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
   private document: vscode.Uri | undefined;
   private payload: ChainPayload | null = null;
   private agents: AgentsPayload | null = null;
+  /** `rulelens/agents`: the server's agents, asked with each refresh (null: not answered). */
+  private known: AgentInfo[] | null = null;
   /** Where agent sessions start for the per-agent views; undefined: the server's default. */
   startDirectory: string | undefined;
   private nodes: ChainNode[] = [];
@@ -121,6 +123,12 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
         const params: Record<string, string> = { uri: uri.toString() };
         if (this.startDirectory) params.cwd = this.startDirectory;
         agents = payload ? await this.source.request<AgentsPayload>(Methods.agentsForFile, params).catch(() => null) : null;
+        if (agents) {
+          // Every agent the server knows (its registry), and which have files here.
+          const folder = vscode.workspace.getWorkspaceFolder(uri);
+          const params: Record<string, string> = folder ? { workspaceUri: folder.uri.toString() } : {};
+          this.known = await this.source.request<AgentInfo[]>(Methods.agents, params).catch(() => null);
+        }
       } catch (err) {
         error = String((err as Error)?.message ?? err);
       }
@@ -136,7 +144,7 @@ export class ActiveRulesProvider implements vscode.TreeDataProvider<ChainNode>, 
     this.view = view;
     // One answer per screen: the per-agent groups (even for one agent) for the same start
     // directory as the lens and hover; the single Grok chain only when the server has none.
-    this.nodes = agents && agents.agents.length > 0 ? buildAgentsTree(agents, this.ctx()) : buildChainTree(payload, this.ctx());
+    this.nodes = agents && agents.agents.length > 0 ? buildAgentsTree(agents, this.ctx(), this.known ?? []) : buildChainTree(payload, this.ctx());
     this.treeEmitter.fire();
     this.stateEmitter.fire();
   }

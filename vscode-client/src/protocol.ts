@@ -10,6 +10,8 @@ export const Methods = {
   chain: "rulelens/chain",
   /** `{uri, cwd?, agents?}` -> {@link AgentsPayload}: every enabled agent's view of a file. */
   agentsForFile: "rulelens/agentsForFile",
+  /** `{workspaceUri?}` -> {@link AgentInfo}[]: every agent the server knows (its registry). */
+  agents: "rulelens/agents",
   render: "rulelens/render",
   memorySearch: "rulelens/memorySearch",
   memoryStatus: "rulelens/memoryStatus",
@@ -51,10 +53,18 @@ export interface ChainFile {
   content?: string;
 }
 
+/** How sure a line is: read in the agent's own code, only in its documentation, or observed. */
+export type Evidence = "code" | "docs" | "observed";
+
 export interface SkippedFile {
   path: string;
   reason: string;
   detail: string;
+  /** Per-agent views: how sure this line is, and where that comes from. */
+  evidence?: Evidence;
+  evidence_source?: string;
+  /** Known, version-gated bugs that affect this file. */
+  notes?: string[];
 }
 
 export interface TrackerSplit {
@@ -85,6 +95,25 @@ export interface AgentFile extends ChainFile {
   why: string;
   imported_by?: string | null;
   truncated_at?: number | null;
+  /** How sure this line is, and where that comes from (`repo@commit:path` or a doc URL). */
+  evidence?: Evidence;
+  evidence_source?: string;
+  /** Known, version-gated bugs that affect this file. */
+  notes?: string[];
+}
+
+/** One entry of `rulelens/agents`: an agent the server knows. */
+export interface AgentInfo {
+  id: string;
+  short: string;
+  display: string;
+  evidence: Evidence;
+  source: string;
+  /** Its files exist in the workspace folder. */
+  present: boolean;
+  /** Shown (the `rulelens.agents` setting, else every present agent). */
+  enabled: boolean;
+  trust_command?: string | null;
 }
 
 /** One agent's view (`rulelens chain FILE --agent A --json`). */
