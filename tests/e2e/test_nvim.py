@@ -138,6 +138,18 @@ def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None
         detail.append(line.strip())
     assert len(detail) >= 2 and "tracker is not wired" in " ".join(detail)  # wrapped, whole
     assert any(line.startswith("Claude Code — start directory") for line in res["claude_sidebar"])
+    # The agent list comes from the server (rulelens/agents), and every line says how sure
+    # it is: ᵈ for a docs-based agent (Claude Code), ᶜ for one read from its code (Codex).
+    assert res["complete"][:len(AGENTS)] == [a.id for a in AGENTS] and "all" in res["complete"]
+    claude_at = next(i for i, line in enumerate(agents) if line.startswith("Claude Code — "))
+    codex_at = next(i for i, line in enumerate(agents) if line.startswith("Codex CLI — "))
+    assert any(line.startswith("  source ᵈ: https://code.claude.com/")
+               for line in agents[claude_at:codex_at]), agents[claude_at:codex_at]
+    assert any(line.startswith("  at start") and line.endswith(" ᵈ")
+               for line in agents[claude_at:codex_at])
+    codex_end = next(i for i, line in enumerate(agents) if line.startswith("Cursor — "))
+    assert any(line.startswith("  at start") and line.endswith(" ᶜ")
+               for line in agents[codex_at:codex_end]), agents[codex_at:codex_end]
     hover_text = res["hover"]
     assert "|---|" not in hover_text and "| # |" not in hover_text
     assert re.search(r"^- file · Grok\S* · Claude\S* · Codex\S* · Cursor\S*", hover_text, re.M)

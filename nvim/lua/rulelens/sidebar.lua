@@ -163,6 +163,20 @@ end
 local WHEN = { start = "at start", ["on-read"] = "on read", may = "may pull in" }
 
 --- Lines for one agent's view (rulelens/chain with `agent`, or one entry of agentsForFile).
+--- How sure a line is, compactly (as the CLI table and the hover mark their columns).
+S.MARKS = { code = "ᶜ", docs = "ᵈ", observed = "ᵒ" }
+local function mark(line)
+  local m = (line.evidence and line.evidence ~= vim.NIL) and (S.MARKS[line.evidence] or "") or ""
+  return m ~= "" and (" " .. m) or ""
+end
+
+--- Known-bug notes of one line (`† …`), wrapped under it.
+local function add_notes(add, line, cols)
+  for _, note in ipairs((line.notes ~= nil and line.notes ~= vim.NIL) and line.notes or {}) do
+    for _, l in ipairs(S.wrap("              † " .. note, cols, "                ")) do add(l, line.path) end
+  end
+end
+
 local function format_agent(add, view, cols)
   local base = (view.git_root ~= vim.NIL and view.git_root) or view.cwd
   add(("%s — start directory: %s"):format(view.display or view.agent, vim.fn.fnamemodify(view.cwd, ":~")))
@@ -182,13 +196,19 @@ local function format_agent(add, view, cols)
       :format(withheld, withheld == 1 and "" or "s", cmd), cols, "    ")) do add(l) end
   end
   if view.basis_label and view.basis_label ~= "" then add("  (" .. view.basis_label .. ")") end
+  if view.evidence_source and view.evidence_source ~= vim.NIL and view.evidence_source ~= "" then
+    -- Where the facts come from; each line below carries its mark (ᶜ code, ᵈ docs).
+    for _, l in ipairs(S.wrap("  source" .. mark({ evidence = view.basis }) .. ": " .. view.evidence_source,
+      cols, "          ")) do add(l) end
+  end
   for _, note in ipairs(view.notes or {}) do
     for _, l in ipairs(S.wrap("  note: " .. note, cols, "        ")) do add(l) end
   end
   for _, f in ipairs(view.files) do
     local cut = (f.truncated_at ~= nil and f.truncated_at ~= vim.NIL) and (" · cut at byte " .. f.truncated_at) or ""
-    add(("  %-11s %s%s"):format(WHEN[f.when] or f.when, rel(f.path, base), cut), f.path)
+    add(("  %-11s %s%s%s"):format(WHEN[f.when] or f.when, rel(f.path, base), cut, mark(f)), f.path)
     for _, l in ipairs(S.wrap("              " .. f.why, cols, "              ")) do add(l, f.path) end
+    add_notes(add, f, cols)
   end
   local foreign = {}
   for _, p in ipairs((view.foreign ~= vim.NIL and view.foreign) or {}) do foreign[p] = true end
@@ -197,8 +217,9 @@ local function format_agent(add, view, cols)
     if foreign[s.path] then
       table.insert(others, rel(s.path, base))
     else
-      add(("  %-11s %s  [%s]"):format("not loaded", rel(s.path, base), s.reason), s.path)
+      add(("  %-11s %s  [%s]%s"):format("not loaded", rel(s.path, base), s.reason, mark(s)), s.path)
       for _, l in ipairs(S.wrap("              " .. s.detail, cols, "              ")) do add(l, s.path) end
+      add_notes(add, s, cols)
     end
   end
   if #others > 0 then

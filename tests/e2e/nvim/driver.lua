@@ -99,6 +99,8 @@ local ok, err = pcall(function()
   assert(vim.wait(15000, function() return sidebar_has("Laravel Boost — start directory") end, 50),
     ":RuleLensChain all showed no per-agent views")
   results.agents_sidebar = sidebar_lines()
+  -- :RuleLensChain completes what the server's registry lists (rulelens/agents), and `all`.
+  results.complete = require("rulelens.sidebar").complete()
   vim.cmd("RuleLensChain claude")
   assert(vim.wait(15000, function()
     return sidebar_has("Claude Code — start directory") and not sidebar_has("Codex CLI")
