@@ -18,9 +18,11 @@ from rulelens.agents.view import WHENS, AgentView
 from rulelens.present import byte_size, display_path
 from rulelens.rules.model import Chain
 from rulelens.rules.perfile import (
+    CELL_LEGEND,
     EVIDENCE_LEGEND,
     MARKS,
     ResolveChain,
+    cell_mark,
     column_name,
     line_notes,
     short_name,
@@ -31,9 +33,7 @@ from rulelens.tokens import cell as token_cell
 from rulelens.tokens import tokens
 
 TOKENS_LEGEND = ("~tokens = at start +on read (m = memory at start), file texts only: ")
-LEGEND = ("start = injected when the session starts · on-read = added when the agent reads"
-          " this file · may = the model may pull it in · no = not loaded (see --why) ·"
-          " — = the agent does not look for it")
+LEGEND = CELL_LEGEND
 TITLES = {"start": "Loaded at start", "on-read": "Added when the agent works on this file",
           "may": "The model may pull in (not loaded)"}
 
@@ -140,7 +140,7 @@ def format_table(vs: list[AgentView], why: bool = False,
     table = [header]
     for r in rows:
         table.append([display_path(r.path, base),
-                      *[c for c, _reason in r.cells]])
+                      *[cell_mark(c, reason) for c, reason in r.cells]])
     costs = [tokens(v, env) for v in vs]
     table.append(["~tokens", *[token_cell(t) for t in costs]])
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]

@@ -12,6 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from rulelens.lsp import protocol
+from rulelens.rules.perfile import cell_mark
 from rulelens.rules.tracker import DORMANT_NOTE
 
 from .conftest import Demo, cli_json, hover, lenses, open_doc, request
@@ -63,7 +64,9 @@ async def test_hover_is_the_per_agent_table_for_the_same_start(client: LanguageC
     assert len(body) == len(payload["rows"])
     for line, row in zip(body, payload["rows"], strict=True):
         cells = [c.strip() for c in line.strip("|").split("|")][1:]
-        assert cells[:len(row["cells"])] == [c["when"] for c in row["cells"]], line
+        # The table tells "not loaded" apart by why (trust, below, dup, off, scope, no).
+        assert cells[:len(row["cells"])] == [cell_mark(c["when"], c["why"])
+                                             for c in row["cells"]], line
     # The chain from the file's own folder is not mixed in (it is `rulelens chain FILE`).
     assert "7 rules from src/app/handlers/" not in text and "Tracker view" not in text
     # Off line 0 of a source file there is nothing to say.

@@ -195,14 +195,17 @@ def test_lint_assumes_a_trusted_folder(h: Home) -> None:
     assert not any("trust" in json.dumps(f) for f in findings)
 
 
-def test_installed_grok_version_is_compared(h: Home) -> None:
+def test_an_agent_binary_on_path_is_never_executed(h: Home) -> None:
+    """RuleLens never runs an agent's binary (not even ``--version``): a ``grok`` on PATH
+    that would leave a mark when run leaves none; the installed version comes from sessions
+    (``rulelens agents``), not from executing the agent."""
     bin_dir = h.base / "bin"
-    exe = write(bin_dir / "grok", "#!/bin/sh\necho 'grok 1.0.50 (stable)'\n")
+    mark = h.base / "executed"
+    exe = write(bin_dir / "grok", f"#!/bin/sh\ntouch {mark}\necho 'grok 1.0.50'\n")
     exe.chmod(0o755)
     path = f"{bin_dir}:{h.env['PATH']}"
     text = h.run("chain", str(h.repo), PATH=path).stdout
-    assert f"note:     {exe} is version 1.0.50; this chain is grok@1.0.45's" in text
-    same = write(bin_dir / "grok", "#!/bin/sh\necho 'grok 1.0.45'\n")
-    same.chmod(0o755)
-    assert "note:" not in h.run("chain", str(h.repo), PATH=path).stdout
-    assert "note" not in h.run("chain", "--json", str(h.repo), PATH=path).stdout
+    assert "note:" not in text and "1.0.50" not in text
+    h.run("chain", "--json", str(h.repo), PATH=path)
+    h.run("agents", PATH=path)
+    assert not mark.exists()

@@ -26,7 +26,9 @@ from rulelens.multichain import view_json
 from rulelens.present import display_path
 from rulelens.rules.model import Chain
 from rulelens.rules.perfile import (
+    CELL_LEGEND,
     EVIDENCE_LEGEND,
+    cell_mark,
     column_name,
     line_notes,
     short_name,
@@ -244,10 +246,9 @@ def hover_table(views: list[AgentView], workspace: str | None) -> str:
     lines += [head, sep]
     for row in side_by_side(views):
         name = display_path(row.path, base).replace("|", "\\|")
-        lines.append(f"| {name} | " + " | ".join(c for c, _ in row.cells) + " |")
-    lines += ["", "start = at session start · on-read = when the agent reads this file ·"
-              " may = the model may pull it in · no = not loaded · — = not looked for", "",
-              EVIDENCE_LEGEND]
+        lines.append(f"| {name} | " + " | ".join(cell_mark(c, why) for c, why in row.cells)
+                     + " |")
+    lines += ["", CELL_LEGEND.replace(" (see --why)", ""), "", EVIDENCE_LEGEND]
     for p, v, note in line_notes(views):
         name = display_path(p, base).replace("|", "\\|")
         lines.append(f"- † `{name}` ({v.display}): {note}")

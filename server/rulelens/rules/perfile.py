@@ -49,13 +49,18 @@ def grok_view(chain: Chain, file: str | None, resolve: ResolveChain) -> AgentVie
         fdir = os.path.dirname(file)
         if fsio.is_below(fdir, cwd) and fdir != cwd:
             deeper = resolve(fdir)
-            for f in deeper.files:
-                if f.canonical not in loaded and f.role == "project":
-                    b.skip(f.path, "below-start-dir",
-                           f"below the start directory ({cwd}): Grok loads files from the git"
-                           " root down to where the session starts, and its runtime tracker"
-                           f" is not wired; start the session in {os.path.dirname(f.path)}/"
-                           " to load it")
+            below = [f.path for f in deeper.files
+                     if f.canonical not in loaded and f.role == "project"]
+            # In an untrusted folder the deeper files are withheld, not loaded: still below.
+            here = {s.path for s in chain.skipped}
+            below += [str(s.path) for s in deeper.skipped
+                      if str(s.reason) == "untrusted-folder" and s.path not in here]
+            for path in below:
+                b.skip(path, "below-start-dir",
+                       f"below the start directory ({cwd}): Grok loads files from the git"
+                       " root down to where the session starts, and its runtime tracker"
+                       f" is not wired; start the session in {os.path.dirname(path)}/"
+                       " to load it")
         elif not fsio.is_below(fdir, cwd):
             b.notes.append(f"{file} is outside the start directory: Grok's chain does not"
                            " change for it.")
@@ -153,6 +158,35 @@ def side_by_side(views: list[AgentView]) -> list[Row]:
                                    " for this file here"))
         rows.append(Row(p, tuple(cells)))
     return rows
+
+
+#: A "not loaded" cell, told apart by why: the agent looked for the file and a rule kept it
+#: out. Every other reason reads ``no``; ``—`` stays "the agent does not look for it".
+_NO_MARKS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("trust", frozenset({"untrusted-folder"})),
+    ("below", frozenset({"below-start-dir", "below-root"})),
+    ("dup", frozenset({"shadowed", "name-shadowed", "global-shadowed", "same-file",
+                       "duplicate"})),
+    ("off", frozenset({"compat-disabled", "claude-disabled", "rules-disabled", "toggled-off",
+                       "budget-disabled", "project-config-disabled", "excluded"})),
+    ("scope", frozenset({"globs-no-match", "paths-no-match", "applyto-no-match",
+                         "pattern-no-match"})),
+)
+#: What each mark of a side-by-side table means (the CLI and hover legends).
+CELL_LEGEND = ("start = injected when the session starts · on-read = added when the agent"
+               " reads this file · may = the model may pull it in · no = not loaded (see"
+               " --why) · trust = withheld until the folder is trusted · below = below the"
+               " start directory · dup = a duplicate of a file it loads · off = switched off"
+               " in its config · scope = scoped to other files · — = the agent does not look"
+               " for it")
+
+
+def cell_mark(cell: str, reason: str) -> str:
+    """The table's mark for a cell: ``no`` split by its reason (``trust``, ``below``, …)."""
+    if cell != "no":
+        return cell
+    code = reason.split(":", 1)[0]
+    return next((mark for mark, reasons in _NO_MARKS if code in reasons), "no")
 
 
 def short_name(agent: str) -> str:
