@@ -27,14 +27,16 @@ def test_memory_commands_in_headless_neovim(version: str, tmp_path: pathlib.Path
     agent = res["agent_picker"]
     assert agent["prompt"] == "RuleLens memory (agent)"
     first = agent["labels"][0]
-    # Score first, relative file:lines, flags, then the matched sentence (not the context).
-    assert first.startswith("1.00  ~/.grok/memory/demo-shop-5a7bd946/MEMORY.md:5-11  [workspace,"
-                            " agent, first turn]  - Stripe webhooks are verified in")
+    # Score first, the file name:lines, its folder, flags, then the matched sentence (not
+    # the context): the name never hides behind a long memory folder.
+    assert first.startswith("1.00  MEMORY.md:5-11  ~/.grok/memory/demo-shop-5a7bd946/  [workspace,"
+                            " agent, first turn]  - Stripe webhooks are verified in"), first
     assert "[Context:" not in first
     assert res["opened"] == memory and res["cursor"] == 5 and res["opened_line"] == "## Payments"
     best = res["best_picker"]
     assert best["prompt"] == "RuleLens memory (best)"
-    assert best["labels"][0].split("  ")[1] == "~/.grok/memory/demo-shop-5a7bd946/MEMORY.md:5-11"
+    assert best["labels"][0].split("  ")[1:3] == ["MEMORY.md:5-11",
+                                                  "~/.grok/memory/demo-shop-5a7bd946/"]
     explain = res["explain"]
     assert explain[0] == "RuleLens memory · stripe webhook retries · rank best"
     assert any(line.startswith("    best: bm25 ") and "coverage 1.00" in line for line in explain)

@@ -55,7 +55,8 @@ TREE_EXPECT = ["Grok", "1. personal.md", "Codex CLI", "CLAUDE.local.md"]
 # Memory search: examples/demo/home/.grok/memory/demo-shop-5a7bd946/MEMORY.md lines 5-11 are the
 # "Payments" section about Stripe webhooks; the agent's pipeline ranks it first for this query.
 MEMORY_QUERY = "stripe webhook"
-MEMORY_FIRST = "demo-shop-5a7bd946/MEMORY.md:5-11"
+MEMORY_FIRST = "MEMORY.md:5-11"          # the file name first in the row's label
+MEMORY_FOLDER = "demo-shop-5a7bd946/"     # its folder leads the row's description
 REMEMBER_TEXT = "Use the Stripe test clock fixtures for subscription tests"
 # A one-line note for a workspace whose MEMORY.md does not exist yet: it would be the heading
 # "## …" alone, which the agent's content-free filter skips; the dialog must say so.
@@ -207,10 +208,18 @@ def test_memory_quick_pick_every_agent_grouped(driven: dict[str, Any]) -> None:
     rows = driven["memoryAgentRows"]
     text = "\n".join(rows)
     assert "every agent" in driven["memoryAgentTitle"], driven["memoryAgentTitle"]
-    assert "Claude Code (" in text and "Gemini CLI (" in text, rows
+    # Grouped: each agent's rows together, each row naming its agent and its mark.
+    agents = [m.group(1) if (m := re.search(r":\d+-\d+\s*(.+?) · ", r)) else r for r in rows]
+    assert [a for i, a in enumerate(agents) if i == 0 or agents[i - 1] != a] in (
+        ["Claude Code", "Gemini CLI"], ["Gemini CLI", "Claude Code"]), rows
     assert "injected at start" in text and "on demand" in text, rows
-    assert any("stripe_webhooks.md" in r and "on demand" in r for r in rows), rows
+    assert any("stripe_webhooks.md" in r and "Claude Code · on demand" in r for r in rows), rows
+    assert not any(r.split("\n")[-1].strip() == "---" for r in rows), rows  # the matched line
     assert Path(ARTIFACTS / "vscode-memory-agents.png").stat().st_size > 10_000
+    # Remember… asks which agent's memory: the agents present in the workspace first.
+    agents = driven["rememberAgentRows"]
+    assert agents[0].startswith("Grok"), agents
+    assert any(r.startswith("Claude Code") for r in agents), agents
 
 
 def _counts(headline: str) -> dict[str, int]:
@@ -271,8 +280,15 @@ def test_extension_view_of_lenses_hovers_and_tree(driven: dict[str, Any]) -> Non
         ("1. personal.md", "~/.grok/rules/"), ("2. CLAUDE.md", "~/.claude/"),
         ("3. AGENTS.md", "./"), ("4. security.md", ".grok/rules/"),
         ("5. testing.md", ".claude/rules/")], grok
-    assert ("CLAUDE.local.md", "./ · not loaded: gitignored") in grok, grok
-    assert ("AGENTS.md", "src/app/ · not loaded: below-start-dir") in grok, grok
+    # Every row ends with how sure it is: ᶜ from the agent's code (Grok, Codex), ᵈ from its
+    # docs (Claude Code); the tooltip names the source.
+    assert ("CLAUDE.local.md", "./ · not loaded: gitignored ᶜ") in grok, grok
+    assert ("AGENTS.md", "src/app/ · not loaded: below-start-dir ᶜ") in grok, grok
+    claude = [i["description"] for i in items if i.get("group") == "Claude Code"]
+    assert claude and all(d.endswith(("ᵈ", "†")) for d in claude), claude
+    # A new agent's group (the demo has .clinerules): Cline, from its code.
+    cline = [i["description"] for i in items if i.get("group") == "Cline"]
+    assert "Cline" in agent_groups and cline and all(d.endswith(("ᶜ", "†")) for d in cline), cline
     codex = [(i["label"], i["description"]) for i in items if i.get("group") == "Codex CLI"]
     assert any(label == "AGENTS.override.md" and desc.startswith("src/ · may pull in")
                for label, desc in codex), codex
@@ -293,8 +309,11 @@ def test_memory_search_quick_pick(driven: dict[str, Any]) -> None:
     assert driven["memoryTyped"] == MEMORY_QUERY
     search = driven["selftest"]["memorySearch"]
     first = search["results"][0]
-    assert MEMORY_FIRST in first["label"] and first["result"]["agent_returns"], search
+    assert first["label"].endswith("  " + MEMORY_FIRST), search
+    assert first["description"].startswith("~/.grok/memory/" + MEMORY_FOLDER), search
+    assert first["result"]["agent_returns"], search
     assert MEMORY_FIRST in driven["memoryFirstRow"], driven["memoryFirstRow"]
+    assert MEMORY_FOLDER in driven["memoryFirstRow"], driven["memoryFirstRow"]
     assert "agent returns it" in driven["memoryFirstRow"]
     # Score first, the matched sentence (not the chunk's [Context: …] prefix) as the detail.
     assert driven["memoryFirstLabel"].startswith("1.00  "), driven["memoryFirstLabel"]

@@ -75,8 +75,16 @@ export function agentGroups(results: MemoryResult[], ctx: PathContext, names: Re
   const out: AgentGroupRow[] = [];
   for (const agent of order) {
     const hits = by.get(agent)!;
-    out.push({ kind: "separator", agent, label: `${names[agent] ?? agent} (${hits.length})` });
-    for (const r of hits) out.push({ kind: "hit", agent, row: memoryRow(r, ctx, keywords) });
+    const name = names[agent] ?? agent;
+    out.push({ kind: "separator", agent, label: `${name} (${hits.length})` });
+    for (const r of hits) {
+      // The agent's name leads each row too: not every workbench shows separator labels.
+      // The file name only: the agents' memory folders are long home paths (Enter opens it).
+      const row = memoryRow(r, ctx, keywords);
+      const file = r.path.split("/").pop() ?? r.path;
+      out.push({ kind: "hit", agent, row: { ...row, label: `${r.score.toFixed(2)}  ${file}:${r.start_line}-${r.end_line}`,
+        description: `${name} · ${row.description}` } });
+    }
   }
   return out;
 }
@@ -85,9 +93,15 @@ export function agentGroups(results: MemoryResult[], ctx: PathContext, names: Re
  * and the flags (source, agent, first turn, staleness, superseded) as a compact description;
  * another agent's hit shows whether that agent sees it at start or reads it on demand. */
 export function memoryRow(result: MemoryResult, ctx: PathContext, keywords: string[] = []): MemoryRow {
+  // The file name first (a long memory folder would push it out of sight); its folder leads
+  // the description.
+  const shown = displayPath(result.path, ctx);
+  const cut = shown.lastIndexOf("/");
+  const name = cut < 0 ? shown : shown.slice(cut + 1);
+  const folder = cut < 0 ? undefined : shown.slice(0, cut + 1);
   const where = result.source === "transcript"
-    ? `${displayPath(result.path, ctx)}:${result.start_line}`
-    : `${displayPath(result.path, ctx)}:${result.start_line}-${result.end_line}`;
+    ? `${name}:${result.start_line}`
+    : `${name}:${result.start_line}-${result.end_line}`;
   const flags = result.injected !== undefined
     ? [injectedMark(result.injected), result.scope].filter((x): x is string => !!x)
     : result.source === "transcript"
@@ -100,7 +114,9 @@ export function memoryRow(result: MemoryResult, ctx: PathContext, keywords: stri
         result.superseded_by ? "superseded" : undefined,
       ].filter((x): x is string => !!x);
   const { text, highlights } = matchedLine(result.snippet, keywords);
-  return { label: `${result.score.toFixed(2)}  ${where}`, description: flags.join(" · "), detail: text, highlights, result };
+  // Per-agent hits are grouped under their agent (the group names the memory root).
+  const lead = result.injected === undefined ? [folder] : [];
+  return { label: `${result.score.toFixed(2)}  ${where}`, description: [...lead, ...flags].filter((x): x is string => !!x).join(" · "), detail: text, highlights, result };
 }
 
 /** The explain detail view of one result (Markdown), from a `rulelens/memorySearch` answer

@@ -11,13 +11,13 @@ const result = {
 describe("memory rows", () => {
   it("puts the score first, then the file and lines; flags as description; the snippet as detail", () => {
     const row = memoryRow(result, CTX);
-    expect(row.label).toBe("0.81  ~/.grok/memory/MEMORY.md:3-9");
-    expect(row.description).toBe("memory · agent returns it · 12 days");
+    expect(row.label).toBe("0.81  MEMORY.md:3-9");          // the file name first
+    expect(row.description).toBe("~/.grok/memory/ · memory · agent returns it · 12 days");
     expect(row.detail).toBe("Orders are");
     const miss = memoryRow({ ...result, agent_returns: false, staleness: null, injected_first_turn: true }, CTX);
-    expect(miss.description).toBe("memory · below agent's cut · first turn");
+    expect(miss.description).toBe("~/.grok/memory/ · memory · below agent's cut · first turn");
     const stale = memoryRow({ ...result, staleness: "**Stale (3 weeks ago):** Verify current state before relying on this.\n", superseded_by: "x:0" }, CTX);
-    expect(stale.description).toBe("memory · agent returns it · Stale (3 weeks ago) · superseded");
+    expect(stale.description).toBe("~/.grok/memory/ · memory · agent returns it · Stale (3 weeks ago) · superseded");
   });
 
   it("shows the matched sentence, not the chunk's context prefix, with the keywords' ranges", () => {
@@ -27,8 +27,8 @@ describe("memory rows", () => {
     expect(row.highlights).toEqual([[2, 9], [10, 17]]);
     expect(matchedLine(snippet, ["zebra"]).text).toBe("- Stripe webhooks are verified with the secret.");
     const turn = memoryRow({ ...result, source: "transcript", start_line: 12, end_line: 12, label: "not searched by the agent's memory tools" }, CTX, []);
-    expect(turn.label).toBe("0.81  ~/.grok/memory/MEMORY.md:12");
-    expect(turn.description).toBe("transcript · not searched by the agent's memory tools");
+    expect(turn.label).toBe("0.81  MEMORY.md:12");
+    expect(turn.description).toBe("~/.grok/memory/ · transcript · not searched by the agent's memory tools");
   });
 
   it("words the explain view from the server's numbers", () => {

@@ -84,8 +84,16 @@ function M.matched_line(snippet, keywords)
   return vim.trim(best or "")
 end
 
---- One picker row: score first, relative file:lines, flags, the matched sentence. Another
---- agent's hit leads with the agent's name and its mark (the picker groups by agent).
+--- `~/.grok/memory/ws/MEMORY.md` -> `MEMORY.md`, `~/.grok/memory/ws/`: the name comes first.
+local function name_and_folder(path, root)
+  local shown = rel(path, root)
+  local folder, name = shown:match("^(.*/)([^/]+)$")
+  return name or shown, folder
+end
+
+--- One picker row: score first, the file name:lines then its folder, flags, the matched
+--- sentence. Another agent's hit leads with the agent's name and its mark (the picker
+--- groups by agent).
 function M.format_item(item, keywords, root, names)
   if item.injected ~= nil then
     return string.format("%s · %s  %.2f  %s:%d-%d  %s", (names or {})[item.agent] or item.agent,
@@ -101,9 +109,10 @@ function M.format_item(item, keywords, root, names)
   end
   if item.superseded_by and item.superseded_by ~= vim.NIL then table.insert(flags, "superseded") end
   if item.injected_first_turn then table.insert(flags, "first turn") end
-  return string.format("%.2f  %s:%d-%d  [%s]  %s", item.score or 0,
-    rel(item.path, root), item.start_line, item.end_line, table.concat(flags, ", "),
-    M.matched_line(item.snippet or "", keywords))
+  local name, folder = name_and_folder(item.path, root)
+  return string.format("%.2f  %s:%d-%d  %s[%s]  %s", item.score or 0,
+    name, item.start_line, item.end_line, folder and (folder .. "  ") or "",
+    table.concat(flags, ", "), M.matched_line(item.snippet or "", keywords))
 end
 
 --- Group another agent's hits by agent, each group where its best hit ranks, the server's
