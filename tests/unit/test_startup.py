@@ -1,13 +1,16 @@
-"""rulelens.startup: ``serve`` imports only the server; attrs' generated code is cached on
-disk and read back, to the same classes; a bad or foreign cache file is ignored."""
+"""rulelens.startup: ``serve`` imports only the server, and answers ``initialize`` before any
+of RuleLens' own modules load; attrs' generated code is cached on disk and read back, to the
+same classes; a bad or foreign cache file is ignored."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO, Any
 
 import attrs
 
@@ -80,3 +83,85 @@ def test_every_other_command_goes_to_the_full_command_line() -> None:
     proc = subprocess.run([sys.executable, "-m", "rulelens", "--version"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "0.1.0" in proc.stdout + proc.stderr
+
+
+def _frame(obj: dict[str, Any]) -> bytes:
+    body = json.dumps(obj).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _reply(stream: IO[bytes], request_id: int) -> dict[str, Any]:
+    """The answer to ``request_id`` (notifications and server requests are passed over)."""
+    while True:
+        length = 0
+        while (line := stream.readline()) not in (b"\r\n", b"\n"):
+            if not line:
+                raise EOFError("the server closed its output")
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        message: dict[str, Any] = json.loads(stream.read(length))
+        if message.get("id") == request_id and "method" not in message:
+            return message
+
+
+def _imported(log: Path) -> set[str]:
+    return {line.rsplit("|", 1)[-1].strip() for line in log.read_text().splitlines()
+            if line.startswith("import time:")}
+
+
+#: All of RuleLens that may be imported before ``initialize`` is answered: the entry point
+#: and the handlers' wiring. The session, the 16 agents' modules, lint, the watchers,
+#: memory and session readers load after ``initialized`` (issue 20: a first run that feels
+#: fast; bench/lsp.py --startup measures the CPU time).
+BEFORE_INITIALIZED = {"rulelens", "rulelens.startup", "rulelens.lsp", "rulelens.lsp.protocol",
+                      "rulelens.lsp.rpc", "rulelens.lsp.server", "rulelens.lsp.memory",
+                      "rulelens.lsp.memory_people"}
+
+
+def test_initialize_is_answered_before_any_of_rulelens_own_modules_load(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "AGENTS.md").write_text("# Rules\n- Be brief.\n")
+    (repo / "src" / "app.py").write_text("print(1)\n")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    log = tmp_path / "importtime.txt"
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "rulelens", "serve"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": None, "capabilities": {},
+            "workspaceFolders": [{"uri": repo.as_uri(), "name": "repo"}]}}))
+        proc.stdin.flush()
+        caps = _reply(proc.stdout, 1)["result"]["capabilities"]
+        assert caps["codeLensProvider"] is not None and caps["hoverProvider"]
+        # -X importtime writes each import to the (unbuffered) stderr as it completes: what
+        # is in the log now was imported before the answer was written.
+        before = _imported(log)
+        assert "lsprotocol.types" in before and "rulelens.lsp.server" in before
+        assert {m for m in before if m.split(".")[0] == "rulelens"} == BEFORE_INITIALIZED
+        assert not {"yaml", "watchfiles", "regex", "pathspec", "apsw", "blake3"} & before
+
+        doc = repo / "src" / "app.py"
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": doc.as_uri(), "languageId": "python", "version": 1,
+                             "text": doc.read_text()}}}))
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens",
+                                 "params": {"textDocument": {"uri": doc.as_uri()}}}))
+        proc.stdin.flush()
+        lens = _reply(proc.stdout, 2)["result"]
+        assert lens and lens[0]["command"]["title"]
+        after = _imported(log)
+        assert {"rulelens.lsp.session", "rulelens.agents.registry", "rulelens.lint"} <= after
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

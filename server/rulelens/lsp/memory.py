@@ -35,11 +35,12 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from rulelens.lsp import protocol
-from rulelens.lsp.watch import MemoryWatcher
 
 if TYPE_CHECKING:
     from rulelens.lsp.memory_people import PeopleMemory
     from rulelens.lsp.server import RuleLensServer
+    from rulelens.lsp.session import Session
+    from rulelens.lsp.watch import MemoryWatcher
     from rulelens.memory.agentmemory import AgentStores
     from rulelens.memory.service import IndexOutcome, MemoryService
     from rulelens.memory.workspace import MemoryLocation
@@ -163,7 +164,6 @@ class MemoryFeature:
 
     def __init__(self, server: RuleLensServer) -> None:
         self.server = server
-        self.session = server.session
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rulelens-memory")
         #: Index and embedding jobs (watcher, background embedding, reindex): one at a time.
         self.jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulelens-memory-job")
@@ -178,6 +178,11 @@ class MemoryFeature:
         #: rank/explain/transcripts/context/manifests (lsp/memory_people.py), set by register.
         self.people: PeopleMemory = None  # type: ignore[assignment]
         self._agent_stores: AgentStores | None = None
+
+    @property
+    def session(self) -> Session:
+        """The server's session (made after start-up, at first use)."""
+        return self.server.session
 
     # ---------------------------------------------------------------- settings
     def client_settings(self) -> dict[str, object]:
@@ -313,6 +318,7 @@ class MemoryFeature:
         with self._lock:
             self._locations.clear()
         from rulelens.agents.compat import ConfigError
+        from rulelens.lsp.watch import MemoryWatcher
         from rulelens.rules import AgentEnvironment
 
         try:

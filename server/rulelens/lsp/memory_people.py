@@ -13,8 +13,6 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rulelens.agents.profiles import DEFAULT_AGENT
-from rulelens.agents.registry import family
 from rulelens.lsp import protocol
 
 if TYPE_CHECKING:
@@ -37,11 +35,15 @@ class PeopleMemory:
 
     def agent(self) -> str:
         """The Grok profile in use (``rulelens.agent``); other agents' memory is not modelled."""
+        from rulelens.agents.profiles import DEFAULT_AGENT
+        from rulelens.agents.registry import family
+
         agent = self.feature.session.settings.get("agent")
         return agent if isinstance(agent, str) and family(agent) == DEFAULT_AGENT else (
             DEFAULT_AGENT)
 
     def memory(self) -> AgentMemory:
+        from rulelens.agents.profiles import DEFAULT_AGENT
         from rulelens.memory.stores import AgentMemory
 
         svc = self.feature.service()

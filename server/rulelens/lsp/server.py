@@ -19,21 +19,27 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from rulelens import __version__, multichain
-from rulelens.agents import registry
-from rulelens.lint.model import Finding
-from rulelens.lsp import agentviews, diagnostics, protocol, views
+from rulelens import __version__
+from rulelens.lsp import protocol
 from rulelens.lsp.rpc import RuleLensProtocol, log_to_stderr, serve, strict_converter
-from rulelens.lsp.session import Session, looks_like_rule_file
-from rulelens.lsp.verdicts import Verdicts, hover_block, verdict_line
-from rulelens.lsp.watch import Watcher
-from rulelens.rules.frontmatter import split as split_frontmatter
+
+if TYPE_CHECKING:
+    from rulelens.lint.model import Finding
+    from rulelens.lsp.diagnostics import EditorLint
+    from rulelens.lsp.session import Session
+    from rulelens.lsp.sessionwatch import SessionWatcher
+    from rulelens.lsp.verdicts import Verdicts
+    from rulelens.lsp.watch import Watcher
+
+# Start-up: `initialize` is answered with pygls, lsprotocol and the modules above only.
+# Everything of RuleLens' own (the session and its 16 agents, lint, watchers, memory) is
+# imported where it is first used, after `initialized` (tests/unit/test_startup.py).
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -53,7 +59,12 @@ class RuleLensServer(LanguageServer):
                  debounce_ms: int = 200) -> None:
         super().__init__("rulelens", __version__, max_workers=4,
                          protocol_cls=RuleLensProtocol, converter_factory=strict_converter)
-        self.session = Session(dict(environ)) if environ is not None else Session()
+        self._environ = dict(environ) if environ is not None else None
+        self._session: Session | None = None
+        #: Workspace folders and initialization options from ``initialize``, until the
+        #: session exists (``start``).
+        self._start: tuple[list[str], Any] | None = None
+        self._lazy_lock = threading.Lock()
         self.debounce_ms = debounce_ms
         self.watcher: Watcher | None = None
         #: The memory feature (``lsp.memory``), set when it registers.
@@ -66,9 +77,11 @@ class RuleLensServer(LanguageServer):
         #: Tasks reading sessions now (``read_sessions``), under ``_switch_lock``.
         self._reading = 0
         self._switch_lock = threading.Lock()
-        #: The last session's verdict per (agent, start dir, file), for the hover.
-        self.verdicts = Verdicts(self.verify_pool, lambda agent, cwd, path: self.read_sessions(
-            lambda: _verdict_for(self.session, agent, cwd, path)))
+        self._verdicts: Verdicts | None = None
+        self.session_watcher: SessionWatcher | None = None
+        #: The event loop (set when the watchers start): verdicts computed on the verify
+        #: pool notify the client through it.
+        self._loop: asyncio.AbstractEventLoop | None = None
         #: uri -> what its views last showed; only for open documents (``_docs_lock``).
         self.fingerprints: dict[str, object] = {}
         self._docs_lock = threading.Lock()
@@ -77,8 +90,77 @@ class RuleLensServer(LanguageServer):
         #: uri -> (path, findings, column conversion, the document version linted).
         self.findings: dict[str, tuple[str, list[Finding], Callable[[int, int], int],
                                        int | None]] = {}
-        #: The lint session (every lint cache) for the server's life.
-        self.lint = diagnostics.EditorLint()
+        self._editor_lint: EditorLint | None = None
+
+    @property
+    def session(self) -> Session:
+        """The session (agents, chains, settings), made at first use, after start-up."""
+        if self._session is None:
+            with self._lazy_lock:
+                if self._session is None:
+                    load_views()
+                    from rulelens.lsp.session import Session
+
+                    session = Session(self._environ) if self._environ is not None else Session()
+                    if self._start is not None:
+                        _apply_start(session, *self._start)
+                    self._session = session
+        return self._session
+
+    def start(self, roots: list[str], options: Any) -> None:
+        """``initialize``: the workspace folders and options, applied when the session is
+        made (at once if it exists), so the reply waits for none of RuleLens' modules."""
+        with self._lazy_lock:
+            if self._session is None:
+                self._start = (roots, options)
+                return
+        _apply_start(self._session, roots, options)
+
+    @property
+    def verdicts(self) -> Verdicts:
+        """The last session's verdict per (agent, start dir, file), for the hover."""
+        if self._verdicts is None:
+            with self._lazy_lock:
+                if self._verdicts is None:
+                    from rulelens.lsp.verdicts import Verdicts
+
+                    self._verdicts = Verdicts(
+                        self.verify_pool, lambda agent, cwd, path: self.read_sessions(
+                            lambda: _verdict_for(self.session, agent, cwd, path)),
+                        on_change=self.verdict_changed)
+        return self._verdicts
+
+    def verdict_changed(self, key: tuple[str, str, str]) -> None:
+        """(verify pool) A last-session verdict came out different: the hover table's
+        observed marks are built again, and the documents at that path are told
+        (``rulelens/chainChanged``: the Active Rules view and the sidebar ask again)."""
+        session, loop = self._session, self._loop
+        if session is None:
+            return
+        path = key[2]
+        session.agent_view_cache.forget_texts(path)
+        uris = [u for u, p in session.open_documents().items() if p == path]
+        if uris and loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(
+                lambda: guarded(lambda: self.protocol.notify(protocol.CHAIN_CHANGED,
+                                                             {"uris": uris}), None))
+
+    async def on_session_changes(self, agents: set[str]) -> None:
+        """A session directory changed: compute those agents' verdicts again (the verify
+        pool; :meth:`verdict_changed` tells the client when one differs)."""
+        if self._verdicts is not None:
+            self._verdicts.refresh(agents)
+
+    @property
+    def lint(self) -> EditorLint:
+        """The lint session (every lint cache) for the server's life."""
+        if self._editor_lint is None:
+            with self._lazy_lock:
+                if self._editor_lint is None:
+                    from rulelens.lsp.diagnostics import EditorLint
+
+                    self._editor_lint = EditorLint()
+        return self._editor_lint
 
     def read_sessions(self, fn: Callable[[], T]) -> T:
         """``fn()`` (on the verify pool) with a 0.1 ms thread switch interval: a read of a
@@ -98,13 +180,34 @@ class RuleLensServer(LanguageServer):
 
     # ---------------------------------------------------------------- watching
     def restart_watcher(self) -> None:
+        from rulelens.lsp.watch import Watcher
+
         if self.watcher is not None:
             self.watcher.stop()
         self.watcher = Watcher(self.session.roots, self.session.watched_home_dirs(),
                                self.on_disk_changes, self.debounce_ms)
         self.watcher.start()
+        self.restart_session_watcher()
         if self.memory is not None:
             self.memory.restart_watcher()
+
+    def restart_session_watcher(self) -> None:
+        """Watch the enabled agents' session directories for the start directories of the
+        workspace folders (``lsp/sessionwatch.py``)."""
+        from rulelens.lsp.sessionwatch import SessionWatcher, plan_for
+
+        self._loop = asyncio.get_running_loop()
+        if self.session_watcher is not None:
+            self.session_watcher.stop()
+        s = self.session
+
+        def plan() -> Any:
+            cwds = [c for r in s.roots if (c := s.agent_cwd(os.path.join(r, "_"))) is not None]
+            agents = {a for r in s.roots for a in s.agents_for(os.path.join(r, "_"))}
+            return plan_for(agents, cwds, s.environ)
+
+        self.session_watcher = SessionWatcher(plan, self.on_session_changes)
+        self.session_watcher.start()
 
     async def on_disk_changes(self, paths: set[str] | None) -> None:
         loop = asyncio.get_running_loop()
@@ -124,6 +227,8 @@ class RuleLensServer(LanguageServer):
             self.session.invalidate(None)
         else:
             self.session.invalidate(paths)
+        if self._verdicts is not None:  # the prediction may have changed: so the verdict
+            self._verdicts.refresh()
         changed = []
         for uri, path in self.session.open_documents().items():
             new = guarded(functools.partial(fingerprint, self.session, path), None)
@@ -160,11 +265,12 @@ class RuleLensServer(LanguageServer):
 
     def document_state(self) -> dict[str, int]:
         """How many entries each per-document table holds (``rulelens/serverStatus``)."""
+        session = self._session
         with self._docs_lock:
-            return {"open": len(self.session.open_documents()),
+            return {"open": len(session.open_documents()) if session else 0,
                     "fingerprints": len(self.fingerprints), "findings": len(self.findings),
                     "lintTimers": len(self._lint_timers),
-                    "agentViews": self.session.agent_view_cache.size(),
+                    "agentViews": session.agent_view_cache.size() if session else 0,
                     "textDocuments": len(self.workspace.text_documents),
                     "pendingRequests": len(self.protocol._request_futures)}
 
@@ -172,13 +278,17 @@ class RuleLensServer(LanguageServer):
         """Which watches are armed now: tests and clients wait for this, not for a sleep."""
         armed = sorted(self.watcher.armed) if self.watcher is not None else []
         memory = self.memory.watcher if self.memory is not None else None
-        return {"paths": armed, "memory": bool(memory is not None and memory.armed)}
+        sessions = self.session_watcher
+        return {"paths": armed, "memory": bool(memory is not None and memory.armed),
+                "sessions": sorted(sessions.armed) if sessions is not None else []}
 
     def stop(self, timeout: float = 0.5) -> None:
         """Stop the watchers and worker pools, waiting at most ``timeout`` seconds."""
         def stop_all() -> None:
             if self.watcher is not None:
                 self.watcher.stop()
+            if self.session_watcher is not None:
+                self.session_watcher.stop()
             if self.memory is not None:
                 self.memory.close()
             self.batch_pool.shutdown(wait=False, cancel_futures=True)
@@ -204,6 +314,8 @@ class RuleLensServer(LanguageServer):
 
     # -------------------------------------------------------------------- lint
     def schedule_lint(self, uri: str, delay: float = LINT_DEBOUNCE_S) -> None:
+        from rulelens.lsp import diagnostics
+
         if not diagnostics.lint_available():
             return
         timer = self._lint_timers.pop(uri, None)
@@ -214,6 +326,8 @@ class RuleLensServer(LanguageServer):
             delay, lambda: asyncio.ensure_future(self.publish_lint(uri)))
 
     async def publish_lint(self, uri: str) -> None:
+        from rulelens.lsp import diagnostics
+
         self._lint_timers.pop(uri, None)
         path = self.session.opened(uri)
         if path is None:
@@ -254,6 +368,8 @@ def client_columns(text: str, codec: Any) -> Callable[[int, int], int]:
 
 def fingerprint(session: Session, path: str) -> object:
     """Everything the views of ``path`` show that the disk can change."""
+    from rulelens.lsp import agentviews, views
+
     chain = session.chain(path)
     if chain is None:
         return None
@@ -315,10 +431,34 @@ def _to_dict(value: Any) -> Any:
 
 
 # ------------------------------------------------------------------ features
+def load_views() -> None:
+    """Import what lenses, hovers and lint use (once, when the session is first made).
+
+    The collector is paused meanwhile and everything imported so far is then frozen
+    (``gc.freeze``): otherwise full collections during the import scan lsprotocol's
+    hundreds of classes again and again (``bench/lsp.py --startup``: about 40 ms of CPU of
+    the first code lens).
+    """
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from rulelens.lsp import agentviews, diagnostics, session, views  # noqa: F401
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def _apply_start(session: Session, roots: list[str], options: Any) -> None:
+    session.set_roots(roots)
+    session.apply_settings(options)
+
+
 def create_server(environ: Mapping[str, str] | None = None,
                   debounce_ms: int = 200) -> RuleLensServer:
     server = RuleLensServer(environ, debounce_ms)
-    s = server.session
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: RuleLensServer, params: types.InitializeParams) -> None:
@@ -327,11 +467,11 @@ def create_server(environ: Mapping[str, str] | None = None,
             roots = [to_fs_path(params.root_uri)]
         if not roots and params.root_path:
             roots = [params.root_path]
-        s.set_roots(r for r in roots if r)
-        s.apply_settings(_to_dict(params.initialization_options))
+        ls.start([r for r in roots if r], _to_dict(params.initialization_options))
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: RuleLensServer, params: types.InitializedParams) -> None:
+        s = ls.session  # RuleLens' own modules are imported here, after start-up
         if s.config_error:
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Error, message=f"RuleLens: {s.config_error}"))
@@ -351,6 +491,7 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def folders(ls: RuleLensServer,
                       params: types.DidChangeWorkspaceFoldersParams) -> None:
+        s = ls.session
         removed = {f.uri for f in params.event.removed}
         current = [to_fs_path(u) for u in ls.workspace.folders if u not in removed]
         current += [to_fs_path(f.uri) for f in params.event.added]
@@ -361,6 +502,7 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration(ls: RuleLensServer,
                             params: types.DidChangeConfigurationParams) -> None:
+        s = ls.session
         s.apply_settings(_to_dict(params.settings))
         warn_agent_cwd(ls)
         ls.restart_watcher()  # the enabled agents, and so the watched homes, may differ
@@ -368,6 +510,7 @@ def create_server(environ: Mapping[str, str] | None = None,
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RuleLensServer, params: types.DidOpenTextDocumentParams) -> None:
+        s = ls.session
         uri = params.text_document.uri
         path = s.open(uri)
         if path is not None:
@@ -376,11 +519,13 @@ def create_server(environ: Mapping[str, str] | None = None,
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RuleLensServer, params: types.DidChangeTextDocumentParams) -> None:
+        s = ls.session
         if s.opened(params.text_document.uri):
             ls.schedule_lint(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: RuleLensServer, params: types.DidSaveTextDocumentParams) -> None:
+        s = ls.session
         if s.opened(params.text_document.uri):
             ls.schedule_lint(params.text_document.uri)
 
@@ -393,6 +538,10 @@ def create_server(environ: Mapping[str, str] | None = None,
     @_safe(None)
     def code_lens(ls: RuleLensServer, params: types.CodeLensParams
                   ) -> list[types.CodeLens] | None:
+        from rulelens.lsp import agentviews
+        from rulelens.lsp.session import looks_like_rule_file
+
+        s = ls.session
         uri = params.text_document.uri
         path = s.opened(uri)
         chain = s.chain(path) if path is not None else None
@@ -417,6 +566,10 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.thread()
     @_safe(None)
     def hover(ls: RuleLensServer, params: types.HoverParams) -> types.Hover | None:
+        from rulelens.lsp import agentviews, views
+        from rulelens.lsp.session import looks_like_rule_file
+
+        s = ls.session
         uri = params.text_document.uri
         path = s.opened(uri)
         if path is None:  # outside the workspace: maybe another agent's memory file
@@ -428,8 +581,8 @@ def create_server(environ: Mapping[str, str] | None = None,
             if chain is None:
                 return None
             workspace = s.root_for(path)
-            text = s.agent_text(path, "hover",
-                                lambda vs: agentviews.hover_table(vs, workspace)) or ""
+            text = s.agent_text(path, "hover", lambda vs: agentviews.hover_table(
+                vs, workspace, s.environ, _observed(ls, vs, path))) or ""
             if looks_like_rule_file(path):
                 readers = s.agent_text(path, "readers",
                                        lambda vs: agentviews.readers_title(vs, path, workspace))
@@ -449,6 +602,9 @@ def create_server(environ: Mapping[str, str] | None = None,
     @_safe(None)
     def code_action(ls: RuleLensServer, params: types.CodeActionParams
                     ) -> list[types.CodeAction] | None:
+        from rulelens.lsp import diagnostics
+
+        s = ls.session
         uri = params.text_document.uri
         last = ls.findings.get(uri)
         if s.opened(uri) is None or last is None:
@@ -460,6 +616,10 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.feature(protocol.CHAIN)
     @server.thread()
     def chain_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        from rulelens import multichain
+        from rulelens.agents import registry
+
+        s = ls.session
         # Refusals (an unknown agent, a start directory outside the workspace folders) are
         # InvalidParams with one line, raised before the guarded part: never a traceback.
         agent = _str_param(params, "agent")
@@ -472,11 +632,18 @@ def create_server(environ: Mapping[str, str] | None = None,
         if path is None:
             return None
         found = guarded(lambda: s.agent_views(path, [agent or registry.DEFAULT_AGENT], cwd), None)
-        return multichain.view_json(found[0]) if found else None
+        if not found:
+            return None
+        out = multichain.view_json(found[0])
+        _mark_observed(ls, found[0].cwd, path, out)
+        return out
 
     @server.feature(protocol.AGENTS_FOR_FILE)
     @server.thread()
     def agents_for_file(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        from rulelens.lsp import agentviews
+
+        s = ls.session
         wanted = _param(params, "agents")
         if isinstance(wanted, str) and wanted != "all":
             raise ValueError(f'agents: expected a list of agent ids or "all", not {wanted!r}')
@@ -501,6 +668,9 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.feature(protocol.AGENTS)
     @_safe([])
     def agents_request(ls: RuleLensServer, params: Any) -> list[dict[str, Any]]:
+        from rulelens.lsp import agentviews
+
+        s = ls.session
         workspace = s.workspace_for(_str_param(params, "workspaceUri"))
         enabled = agentviews.enabled_agents(s.settings.get("agents"), workspace, s.environ)
         return agentviews.agents_list(workspace, enabled, s.environ)
@@ -509,12 +679,18 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.thread()
     @_safe(None)
     def render_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        from rulelens.lsp import views
+
+        s = ls.session
         path = s.opened(_uri_param(params) or "")
         chain = s.chain(path) if path is not None else None
         return views.render_payload(chain) if chain is not None else None
 
     @server.feature(protocol.VERIFY)
     async def verify_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+        from rulelens.agents import registry
+
+        s = ls.session
         # Refusals (an unknown agent, a start directory outside the workspace folders) are
         # InvalidParams with one line, as for rulelens/chain.
         agent = _str_param(params, "agent") or ""
@@ -533,6 +709,7 @@ def create_server(environ: Mapping[str, str] | None = None,
     @server.thread()
     @_safe(None)
     def show_chain(ls: RuleLensServer, *args: Any) -> dict[str, Any] | None:
+        s = ls.session
         return _chain_payload(s, args[0] if args and isinstance(args[0], str) else None)
 
     from rulelens.lsp import memory
@@ -552,6 +729,8 @@ def warn_agent_cwd(ls: RuleLensServer) -> None:
 
 
 def _chain_payload(s: Session, uri: str | None) -> dict[str, Any] | None:
+    from rulelens.lsp import views
+
     path = s.opened(uri) if uri else None
     chain = s.chain(path) if path is not None else None
     if path is None or chain is None:
@@ -600,6 +779,8 @@ def _add_last_sessions(ls: RuleLensServer, s: Session, path: str,
     """Each view's ``last_session``: the hover's verdict line for agents whose sessions
     RuleLens reads (cached; computed in the background), else null."""
     from rulelens.agents.sessionfacts import facts
+    from rulelens.lsp.verdicts import verdict_line
+    from rulelens.sessions.observed import mark_view_json, observed_files
 
     cwd = payload.get("cwd")
     for entry in payload.get("agents", []):
@@ -610,12 +791,32 @@ def _add_last_sessions(ls: RuleLensServer, s: Session, path: str,
         known, result = ls.verdicts.get(agent, cwd, path)
         entry["last_session"] = verdict_line(str(entry.get("display") or agent), known, result,
                                              s.root_for(path))
+        mark_view_json(entry, observed_files(result))
+
+
+def _observed(ls: RuleLensServer, views: list[Any], path: str) -> dict[str, dict[str, str]]:
+    """Per agent, the files its last session here shows loaded (cached verdicts only)."""
+    from rulelens.sessions.observed import observed_files
+
+    return {v.agent: observed_files(ls.verdicts.peek(v.agent, v.cwd, path)) for v in views}
+
+
+def _mark_observed(ls: RuleLensServer, cwd: str, path: str, entry: dict[str, Any]) -> None:
+    """Grade ``observed`` the files of one view JSON the agent's last session loaded."""
+    from rulelens.agents.sessionfacts import facts
+    from rulelens.sessions.observed import mark_view_json, observed_files
+
+    agent = str(entry.get("agent", ""))
+    if facts(agent).reader is not None:
+        mark_view_json(entry, observed_files(ls.verdicts.get(agent, cwd, path)[1]))
 
 
 def _verdict_block(ls: RuleLensServer, s: Session, path: str) -> str:
     """One line per enabled agent whose sessions RuleLens reads: the cached verdict of its
     last session in the start directory (computed in the background, never here)."""
+    from rulelens.agents import registry
     from rulelens.agents.sessionfacts import facts
+    from rulelens.lsp.verdicts import hover_block, verdict_line
 
     cwd = s.agent_cwd(path)
     if cwd is None:
@@ -636,6 +837,10 @@ def _markdown(text: str) -> types.Hover:
 
 def _frontmatter_hover(ls: RuleLensServer, s: Session, uri: str, path: str,
                        position: types.Position) -> types.Hover | None:
+    from rulelens.lsp import views
+    from rulelens.lsp.session import looks_like_rule_file
+    from rulelens.rules.frontmatter import split as split_frontmatter
+
     if not looks_like_rule_file(path):
         return None
     source = ls.workspace.get_text_document(uri).source[:FRONTMATTER_WINDOW]
