@@ -157,7 +157,9 @@ export function placeholder(all: boolean): string {
 
 export function emptyText(query: string, all: boolean): string {
   if (!query.trim()) return "Type to search memory";
-  return all ? `No memory matches "${query}"` : `The agent would return nothing for "${query}" — toggle the wider list to see near misses`;
+  return all
+    ? `No memory matches "${query}" in this workspace's memory or the global one — "RuleLens: Memory Status" lists the files searched`
+    : `The agent would return nothing for "${query}" — toggle the wider list to see near misses`;
 }
 
 /**

@@ -44,7 +44,7 @@ describe("memory rows", () => {
   it("explains empty lists differently for the agent's view and the wider list", () => {
     expect(emptyText("", false)).toBe("Type to search memory");
     expect(emptyText("zebra", false)).toMatch(/toggle the wider list/);
-    expect(emptyText("zebra", true)).toBe('No memory matches "zebra"');
+    expect(emptyText("zebra", true)).toBe('No memory matches "zebra" in this workspace\'s memory or the global one — "RuleLens: Memory Status" lists the files searched');
   });
 
   it("renders any status object as Markdown and summarises reindex counts", () => {

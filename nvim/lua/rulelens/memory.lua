@@ -341,7 +341,11 @@ function M.live(initial)
         rows[#items] = #lines
       end
     end
-    if #items == 0 then lines = { "No memory matches \"" .. query .. "\"" } end
+    if #items == 0 then
+      -- Say what was searched and what to do next, not just "nothing".
+      lines = { "No memory matches \"" .. query .. "\" in this workspace's memory or the global one",
+        ":RuleLensMemoryStatus lists the files searched; try other words" }
+    end
     for _, n in ipairs(result.notes or {}) do table.insert(lines, "note: " .. n) end
     state.items, state.rows, state.selected, state.query = items, rows, 1, query
     render(lines)
