@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from rulelens.agents import bounded, fsio, profiles, yamlbound
+from rulelens.agents import bounded, fsio, profiles, scan, yamlbound
 from rulelens.agents.globmatch import matches
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile, When
@@ -232,6 +232,11 @@ def list_agents_md(cwd: str, home: str) -> tuple[list[str], bool]:
     return found, False
 
 
+def _listing(cwd: str, home: str) -> tuple[tuple[str, ...], bool]:
+    found, cut = list_agents_md(cwd, home)
+    return tuple(found), cut
+
+
 def _gitignore(cwd: str) -> list[str]:
     text = fsio.read_text(os.path.join(cwd, ".gitignore"), 1 << 20) or ""
     out = []
@@ -417,7 +422,10 @@ def _agents_md(ld: _Loader, home: str) -> None:
         return
     if ld.off(top):
         return
-    found, cut = list_agents_md(ld.cwd, home)
+    # The listing, once per session and start directory: without it 16 cold views of a
+    # file cost +110 % (in-process A/B, 200 files of bench/lsp.py's tree).
+    found, cut = scan.cached(("cline.list_agents_md", ld.cwd, home),
+                             lambda: _listing(ld.cwd, home))
     if ld.cwd in ("/", home):
         ld.b.skip(top, "restricted-dir", "Cline does not list files in the home or root"
                   f" directory, so it finds no AGENTS.md here ({SOURCE})", source=LIST_REF)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 
-from rulelens.agents import safeio
+from rulelens.agents import safeio, scan
 from rulelens.agents.fs import exists, is_dir
 
 __all__ = ["exists", "is_dir"]  # re-exported: the discovery modules read through fsio only
@@ -20,9 +20,28 @@ __all__ = ["exists", "is_dir"]  # re-exported: the discovery modules read throug
 READ_CAP = 4 * 1024 * 1024 + 1
 
 
+#: Reads :func:`read_bytes` keeps in the language server's per-session scan cache: the
+#: instruction and configuration files every agent's view reads again.
+CACHED_READ = 256 * 1024
+
+
 def read_bytes(path: str, cap: int = READ_CAP) -> bytes | str:
     """Up to ``cap`` bytes of a regular file (through :mod:`rulelens.agents.safeio`: never
     blocks, regular files only), or a one-line reason it cannot be read."""
+    read: list[bytes | str] = []
+
+    def small() -> bytes | str | None:  # a large file is not kept: read again when asked
+        read.append(_read_bytes(path, cap))
+        return read[0] if len(read[0]) <= CACHED_READ else None
+
+    # 16 cold views of a file read the same few files: +65 % without (A/B as cline.py).
+    found = scan.cached(("read", path, cap), small)
+    if found is not None:
+        return found
+    return read[0] if read else _read_bytes(path, cap)
+
+
+def _read_bytes(path: str, cap: int) -> bytes | str:
     try:
         data, _more = safeio.read_head(path, cap)
     except OSError as exc:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rulelens.agents import registry
+from rulelens.agents import registry, scan
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.readers import SCOPED
 from rulelens.agents.registry import AGENTS, BY_ID, ORDER, family, present
@@ -71,11 +71,14 @@ class AgentViews:
     _cache: OrderedDict[tuple[str, str, str], AgentView] = field(default_factory=OrderedDict)
     _texts: dict[tuple[str, tuple[str, ...], str, str], str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Walks and reads the agents' modules share while building views; cleared with them.
+    scans: scan.ScanCache = field(default_factory=scan.ScanCache)
 
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
             self._texts.clear()
+        self.scans.clear()
 
     def text(self, kind: str, path: str, cwd: str, agents: Sequence[str],
              resolve: Callable[[str], Chain], build: Callable[[list[AgentView]], str]) -> str:
@@ -100,7 +103,8 @@ class AgentViews:
                     self._cache.move_to_end(key)
             if hit is None:
                 try:
-                    hit = views_for_file(path, cwd, [agent], self.environ, resolve)[0]
+                    with scan.using(self.scans):
+                        hit = views_for_file(path, cwd, [agent], self.environ, resolve)[0]
                 except ConfigError as exc:  # the agent's own config refused: a note
                     hit = refused_view(agent, cwd, path, str(exc))
                 with self._lock:

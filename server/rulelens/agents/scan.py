@@ -1,0 +1,75 @@
+"""Per-session results of directory walks and file reads the discovery modules repeat.
+
+The language server asks every enabled agent (16 of them) for its view of each file it
+opens, all from the same start directory: without this, each view lists the same folders
+and reads the same ``AGENTS.md`` and configuration files again. A :class:`ScanCache` is
+owned by the session's :class:`~rulelens.lsp.agentviews.AgentViews`, active only while it
+builds views (:func:`using`), and cleared with it (the watcher's invalidation, a settings
+or workspace change). Outside that block (the command line, lint, tests) :func:`cached`
+computes every time, so a module's answer never depends on whether a cache is active.
+Values stored must be immutable (tuples, strings, frozen records).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: Results kept at once (least recently used dropped first): directory listings and
+#: instruction-file texts of one workspace, a few MB at most.
+MAX_ENTRIES = 4096
+
+
+class ScanCache:
+    """A bounded, thread-safe map from ``(what, arguments)`` to a computed result."""
+
+    def __init__(self, limit: int = MAX_ENTRIES) -> None:
+        self.limit = limit
+        self._items: OrderedDict[Hashable, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The result stored for ``key``, else ``compute()`` stored."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]  # type: ignore[return-value]
+        value = compute()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.limit:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+
+_ACTIVE: ContextVar[ScanCache | None] = ContextVar("rulelens_scan_cache", default=None)
+
+
+@contextmanager
+def using(cache: ScanCache) -> Iterator[None]:
+    """Discovery inside this block stores and reuses results in ``cache``."""
+    token = _ACTIVE.set(cache)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def cached(key: Hashable, compute: Callable[[], T]) -> T:
+    """``compute()``, reused from the active :class:`ScanCache` when one is active."""
+    cache = _ACTIVE.get()
+    return compute() if cache is None else cache.get(key, compute)
