@@ -19,8 +19,13 @@ describe("every agent's memory in the quick pick", () => {
       hit("gemini", `${GEMINI}/refunds.md`, "on-demand", 0.5), hit("claude", `${CLAUDE}/MEMORY.md`, "start", 0.4)];
     const groups = agentGroups(results, CTX, { gemini: "Gemini CLI", claude: "Claude Code" }, ["stripe"]);
     expect(groups.map((g) => (g.kind === "separator" ? `# ${g.label}` : `${g.row.description}`))).toEqual([
-      "# Gemini CLI (2)", "injected at start · workspace", "on demand · workspace",
-      "# Claude Code (2)", "on demand · workspace", "injected at start · workspace"]);
+      "# Gemini CLI (2)", "Gemini CLI · injected at start · workspace", "Gemini CLI · on demand · workspace",
+      "# Claude Code (2)", "Claude Code · on demand · workspace", "Claude Code · injected at start · workspace"]);
+  });
+
+  it("labels a hit with its file name and lines, the agent and mark as its description", () => {
+    const [, first] = agentGroups([hit("claude", `${CLAUDE}/stripe_webhooks.md`, "on-demand", 0.63)], CTX, { claude: "Claude Code" });
+    expect(first.kind === "hit" && [first.row.label, first.row.description]).toEqual(["0.63  stripe_webhooks.md:1-4", "Claude Code · on demand · workspace"]);
   });
 
   it("words the three labels", () => {

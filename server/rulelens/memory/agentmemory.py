@@ -148,13 +148,14 @@ class AgentHit:
 @dataclass
 class AgentSearch:
     query: str
+    keywords: list[str]
     agents: list[str]
     hits: list[AgentHit]
     notes: list[str]
     vectors: bool
 
     def to_json(self) -> dict[str, object]:
-        return {"query": self.query, "agents": self.agents,
+        return {"query": self.query, "keywords": self.keywords, "agents": self.agents,
                 "names": {a: display_name(a) for a in self.agents}, "rank": "best",
                 "mode": "best-hybrid" if self.vectors else "best-fts",
                 "results": [h.to_json() for h in self.hits], "notes": self.notes}
@@ -318,7 +319,8 @@ class AgentStores:
             start = r.start_line + 1
             hits.append(AgentHit(who, r.path, start, max(r.end_line, start), r.snippet,
                                  f.label_for(r.start_line), f.scope, r.score))
-        return AgentSearch(query, [v.agent for v in views], hits, notes, qvec is not None)
+        return AgentSearch(query, list(best.keywords), [v.agent for v in views], hits, notes,
+                           qvec is not None)
 
 
 # -- remember -------------------------------------------------------------------------------

@@ -234,6 +234,7 @@ try {
     await page.locator(".quick-input-widget input").pressSequentially(query, { delay: 20 });
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "on demand" }).first().waitFor({ timeout: 60000 });
     result.memoryAgentRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    result.memoryAgentList = await page.locator(".quick-input-list").first().innerText();
     result.memoryAgentTitle = await page.locator(".quick-input-widget .quick-input-title").first().innerText();
     await shot("vscode-memory-agents.png");
     step("memory search, every agent", { rows: result.memoryAgentRows.length });
@@ -281,13 +282,23 @@ try {
   result.reindexToast = (await reindexed.innerText()).trim();
   step("reindex", { toast: result.reindexToast.split("\n").at(-1) });
 
-  // Remember…: input, scope, a modal showing the exact text, then the server appends it.
+  // Remember… asks which agent's memory first (issue 24; present agents first): Grok's.
+  const pickGrokMemory = async () => {
+    await page.locator(".quick-input-widget .quick-input-title", { hasText: "which agent's memory" }).first().waitFor({ timeout: 20000 });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Grok" }).first().waitFor({ timeout: 20000 });
+    result.rememberAgentRows ??= await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    // Grok is present (its home exists) and first, so preselected: Enter, as a person would
+    // (a click would leave the pointer over the next list and its tooltip in the way).
+    await page.keyboard.press("Enter");
+  };
+  // Remember…: input, agent, scope, a modal showing the exact text, then the server appends it.
   const note = env("REMEMBER_TEXT");
   await palette("RuleLens: Remember…", "Remember");
   await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
   await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
   await page.locator(".quick-input-widget input").fill(note);
   await page.keyboard.press("Enter");
+  await pickGrokMemory();
   await page.locator(".quick-input-list .monaco-list-row", { hasText: "Global" }).first().waitFor({ timeout: 20000 });
   await page.locator(".quick-input-list .monaco-list-row", { hasText: "Global" }).first().click();
   const dialog = page.locator(".monaco-dialog-box").first();
@@ -310,6 +321,7 @@ try {
   await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
   await page.locator(".quick-input-widget input").fill(env("REMEMBER_HIDDEN_TEXT"));
   await page.keyboard.press("Enter");
+  await pickGrokMemory();
   await page.locator(".quick-input-list .monaco-list-row", { hasText: "This workspace" }).first().waitFor({ timeout: 20000 });
   await page.locator(".quick-input-list .monaco-list-row", { hasText: "This workspace" }).first().click();
   const warned = page.locator(".monaco-dialog-box").first();
