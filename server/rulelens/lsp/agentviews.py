@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulelens import tokens
 from rulelens.agents import registry, scan
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.readers import SCOPED
@@ -28,6 +29,7 @@ from rulelens.rules.model import Chain
 from rulelens.rules.perfile import (
     CELL_LEGEND,
     EVIDENCE_LEGEND,
+    MARKS,
     cell_mark,
     column_name,
     line_notes,
@@ -35,6 +37,7 @@ from rulelens.rules.perfile import (
     side_by_side,
     views_for_file,
 )
+from rulelens.rules.render import estimate_tokens_for
 
 
 def refused_view(agent: str, cwd: str, path: str | None, reason: str) -> AgentView:
@@ -115,6 +118,13 @@ class AgentViews:
         out.sort(key=lambda v: ORDER.index(family(v.agent)) if family(v.agent) in ORDER else 99)
         return out
 
+    def forget_texts(self, path: str) -> None:
+        """Drop the strings built for ``path`` (its last-session verdict changed: the hover
+        table's observed marks with it); its views stay."""
+        with self._lock:
+            for tkey in [k for k in self._texts if k[3] == path]:
+                del self._texts[tkey]
+
     def forget(self, path: str) -> None:
         """Drop every view of ``path`` (its document closed: nothing of it may remain)."""
         with self._lock:
@@ -153,16 +163,24 @@ def withheld(view: AgentView) -> int:
     return sum(1 for s in view.not_loaded if s.reason == "untrusted-folder")
 
 
-def headline(views: list[AgentView]) -> str:
-    """``Claude 4 · Cursor 5 · Codex 1``: the files each agent loads for the file (at start
-    and when it reads it); ``+9 after trust`` where folder trust withholds some. The one
-    headline the lens, the status bar, the hover and the sidebar share."""
+def headline_parts(views: list[AgentView]) -> list[str]:
+    """Per agent ``Claude 4 · 4.1k tok``: the files it loads for the file (at start and when
+    it reads it), ``(+9 after trust)`` where folder trust withholds some, and what its
+    start costs (the text injected at start, in its own estimate: ``rulelens.tokens``)."""
     parts = []
     for v in views:
         n = sum(1 for f in v.files if f.when != "may")
         held = withheld(v)
-        parts.append(f"{short_name(v.agent)} {n}" + (f" (+{held} after trust)" if held else ""))
-    return " · ".join(parts)
+        cost = tokens.short(int(tokens.tokens(v, None)["start"]))
+        parts.append(f"{short_name(v.agent)} {n}" + (f" (+{held} after trust)" if held else "")
+                     + f" · {cost} tok")
+    return parts
+
+
+def headline(views: list[AgentView]) -> str:
+    """``Claude 4 · 4.1k tok · Codex 1 · 900 tok``: :func:`headline_parts` joined. The one
+    headline the lens, the status bar, the hover and the sidebar share."""
+    return " · ".join(headline_parts(views))
 
 
 #: Characters a lens keeps before ``+N more``: one line in a narrow editor column.
@@ -183,13 +201,20 @@ def trust_lines(views: list[AgentView]) -> list[str]:
     return out
 
 
+def _holds_loaded(path: str, loaded_by: dict[str, set[str]], agent: str) -> bool:
+    """``path`` is a folder (``.clinerules``) holding a file another agent loads."""
+    prefix = path.rstrip("/") + "/"
+    return any(p.startswith(prefix) and who - {agent} for p, who in loaded_by.items())
+
+
 def lens_title(views: list[AgentView], workspace: str | None) -> str:
-    """``Claude 4 · Cursor 5 · Codex 1``; ``from src/: …`` when sessions start elsewhere
-    than the workspace folder. One line: past :data:`LENS_WIDTH` the rest is ``+N more``
-    (every agent is in the hover, the status bar's tooltip and the sidebar)."""
+    """``Claude 4 · 4.1k tok · Codex 1 · 900 tok``; ``from src/: …`` when sessions start
+    elsewhere than the workspace folder. One line: past :data:`LENS_WIDTH` the rest is
+    ``+N more`` agents (every agent is in the hover, the status bar's tooltip and the
+    sidebar)."""
     start = start_label(views[0].cwd if views else "", workspace)
     title = "" if start == "./" else f"from {start}: "
-    parts = headline(views).split(" · ")
+    parts = headline_parts(views)
     shown: list[str] = []
     for i, part in enumerate(parts):
         rest = len(parts) - i - 1
@@ -212,7 +237,8 @@ def foreign_paths(views: list[AgentView]) -> dict[str, set[str]]:
         out[v.agent] = {s.path for s in v.not_loaded
                         if s.reason in GENERIC_SKIPS
                         and os.path.basename(s.path) not in SHARED_NAMES
-                        and loaded_by.get(s.path, set()) - {v.agent}}
+                        and (loaded_by.get(s.path, set()) - {v.agent}
+                             or _holds_loaded(s.path, loaded_by, v.agent))}
     return out
 
 
@@ -237,10 +263,15 @@ def readers_title(views: list[AgentView], path: str, workspace: str | None) -> s
     return f"from {start}: " + " · ".join(parts)
 
 
-def hover_table(views: list[AgentView], workspace: str | None) -> str:
-    """The side-by-side table as Markdown, with its start directory."""
+def hover_table(views: list[AgentView], workspace: str | None,
+                env: Mapping[str, str] | None = None,
+                observed: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    """The side-by-side table as Markdown, with its start directory; a cell the agent's last
+    session shows loaded carries ``ᵒ`` (``observed``: per agent, the files its session
+    shows injected); then what each agent's loading costs (:func:`cost_lines`)."""
     if not views:
         return ""
+    seen = observed or {}
     base = views[0].root or views[0].cwd
     start = start_label(views[0].cwd, workspace)
     head = "| file | " + " | ".join(column_name(v) for v in views) + " |"
@@ -250,8 +281,11 @@ def hover_table(views: list[AgentView], workspace: str | None) -> str:
     lines += [head, sep]
     for row in side_by_side(views):
         name = display_path(row.path, base).replace("|", "\\|")
-        lines.append(f"| {name} | " + " | ".join(cell_mark(c, why) for c, why in row.cells)
-                     + " |")
+        cells = [cell_mark(c, why) + (f" {MARKS['observed']}" if row.path in
+                                      seen.get(v.agent, {}) and c in ("start", "on-read") else "")
+                 for v, (c, why) in zip(views, row.cells, strict=True)]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", *cost_lines(views, env, base)]
     lines += ["", CELL_LEGEND.replace(" (see --why)", ""), "", EVIDENCE_LEGEND]
     for p, v, note in line_notes(views):
         name = display_path(p, base).replace("|", "\\|")
@@ -260,6 +294,41 @@ def hover_table(views: list[AgentView], workspace: str | None) -> str:
         if v.basis == "docs":
             lines.append(f"- {v.display}: {v.basis_label} — {v.source}")
     return "\n".join(lines)
+
+
+#: Files named per agent in the hover's cost breakdown (the rest are summed as ``others``).
+TOP_FILES = 3
+
+
+def cost_lines(views: list[AgentView], env: Mapping[str, str] | None, base: str) -> list[str]:
+    """The hover's "what it costs" block: per agent the tokens injected at start, added on
+    read and (where its memory loads at start) memory, and the top files' shares of it
+    all; then which estimate each agent's figures use."""
+    out = ["**What it costs** (tokens, file texts only)", ""]
+    methods: dict[str, list[str]] = {}
+    for v in views:
+        t = tokens.tokens(v, env)
+        method = tokens.method_of(v.agent)
+        methods.setdefault(str(t["estimate"]), []).append(short_name(v.agent))
+        memory = t.get("memory_start")
+        total = int(t["start"]) + int(t["on_read"]) + int(memory or 0)
+        head = f"- {v.display}: {tokens.short(int(t['start']))} at start"
+        head += f" · +{tokens.short(int(t['on_read']))} on read"
+        if memory is not None:
+            head += f" · memory at start {tokens.short(int(memory))}"
+        per = sorted(((estimate_tokens_for(f.content, method), f.path) for f in v.files
+                      if f.when != "may"), key=lambda x: -x[0])
+        shares = [f"{display_path(p, base)} {100 * n / total:.0f}%"
+                  for n, p in per[:TOP_FILES] if total]
+        if memory and total:
+            shares.append(f"memory {100 * int(memory) / total:.0f}%")
+        if len(per) > TOP_FILES and total:
+            rest = sum(n for n, _p in per[TOP_FILES:])
+            shares.append(f"{len(per) - TOP_FILES} others {100 * rest / total:.0f}%")
+        out.append(head + (" — " + ", ".join(shares) if shares else ""))
+    out += ["", "Estimates: " + "; ".join(f"{', '.join(names)}: {how}"
+                                          for how, names in methods.items())]
+    return out
 
 
 def tables_as_lists(markdown: str) -> str:
