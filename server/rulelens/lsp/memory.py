@@ -37,8 +37,8 @@ from pygls.uris import from_fs_path
 from rulelens.lsp import protocol
 
 if TYPE_CHECKING:
+    from rulelens.lsp.host import Host
     from rulelens.lsp.memory_people import PeopleMemory
-    from rulelens.lsp.server import RuleLensServer
     from rulelens.lsp.session import Session
     from rulelens.lsp.watch import MemoryWatcher
     from rulelens.memory.agentmemory import AgentStores
@@ -162,7 +162,7 @@ class ProgressRelay:
 class MemoryFeature:
     """The server's memory state: one service, its workers, the watcher, background jobs."""
 
-    def __init__(self, server: RuleLensServer) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="rulelens-memory")
         #: Index and embedding jobs (watcher, background embedding, reindex): one at a time.
@@ -460,7 +460,7 @@ def _agent_remember(svc: MemoryService, agent: str, cwd: str, text: str, scope: 
             "text": data.decode("utf-8"), "written": not dry_run}
 
 
-def register(server: RuleLensServer) -> MemoryFeature:
+def register(server: Host) -> MemoryFeature:
     from rulelens.lsp import memory_people
 
     feature = MemoryFeature(server)

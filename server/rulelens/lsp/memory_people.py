@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from rulelens.lsp import protocol
 
 if TYPE_CHECKING:
-    from rulelens.lsp.memory import MemoryFeature
-    from rulelens.lsp.server import RuleLensServer
+    from rulelens.lsp.host import Host, MemoryHost
     from rulelens.memory.stores import AgentMemory, SearchReport
 
 
@@ -28,7 +27,7 @@ def _get(params: Any, key: str) -> Any:
 
 
 class PeopleMemory:
-    def __init__(self, feature: MemoryFeature) -> None:
+    def __init__(self, feature: MemoryHost) -> None:
         self.feature = feature
         self._lock = threading.Lock()
         self._memories: dict[str, AgentMemory] = {}
@@ -107,7 +106,7 @@ class PeopleMemory:
             self._memories.clear()
 
 
-def register(server: RuleLensServer, feature: MemoryFeature) -> PeopleMemory:
+def register(server: Host, feature: MemoryHost) -> PeopleMemory:
     people = PeopleMemory(feature)
 
     @server.feature(protocol.MEMORY_CONTEXT)
