@@ -4,10 +4,12 @@
 ;; in; on Emacs 26.3-28 install it (Debian: elpa-eglot; or M-x package-install RET eglot).
 ;;
 ;;   (load "/path/to/rulelens/emacs/rulelens.el")
-;;   (setq rulelens-modes '(markdown-mode gfm-mode text-mode))   ; where eglot starts RuleLens
-;;   (rulelens-eglot-setup)
+;;   (setq rulelens-command '("rulelens" "serve"))
+;;   (rulelens-eglot-setup)          ; eglot starts RuleLens in every .md and .mdc file
 ;;
-;; then M-x eglot in a rule file (or `eglot-ensure' from those modes' hooks).  You get the lint
+;; This works from `emacs -Q' too, and without markdown-mode: Emacs 28 has none, so `.md'
+;; files would open in Fundamental mode (no hook, no eglot); the set-up opens them in
+;; `text-mode' then.  M-x eglot works in any buffer of `rulelens-modes'.  You get the lint
 ;; diagnostics (flymake), quick fixes (M-x eglot-code-actions) and hovers (eldoc).  eglot has
 ;; no code-lens display, so `rulelens-code-lenses' shows the lenses' titles in the echo area
 ;; and `rulelens-chain' shows the chain of instruction files for the buffer's file.
@@ -17,7 +19,15 @@
 
 ;;; Code:
 
-(require 'eglot)
+(unless (require 'eglot nil t)
+  ;; Emacs 26.3-28: eglot is a package.  Under `emacs -Q' package.el neither starts nor looks
+  ;; in the system's package directories (where Debian's elpa-eglot is), so name them here.
+  (require 'package)
+  (dolist (dir '("/usr/local/share/emacs/site-lisp/elpa" "/usr/share/emacs/site-lisp/elpa"))
+    (when (file-directory-p dir)
+      (add-to-list 'package-directory-list dir t)))
+  (package-initialize)
+  (require 'eglot))
 (require 'jsonrpc)
 (require 'subr-x)
 
@@ -33,10 +43,32 @@
   "Major modes in which eglot starts RuleLens."
   :type '(repeat symbol))
 
+(defcustom rulelens-files "\\.mdc?\\'"
+  "Files in which `rulelens-eglot-setup' starts eglot (in a mode of `rulelens-modes')."
+  :type 'regexp)
+
+(defvar-local rulelens--ensured nil
+  "Non-nil once `rulelens--ensure' asked eglot to start in this buffer.")
+
+(defun rulelens--ensure ()
+  "Start eglot in a file matching `rulelens-files' (from the hooks of `rulelens-modes')."
+  (when (and buffer-file-name (not rulelens--ensured)
+             (string-match-p rulelens-files buffer-file-name))
+    (setq rulelens--ensured t)
+    (eglot-ensure)))
+
 ;;;###autoload
 (defun rulelens-eglot-setup ()
-  "Register `rulelens-command' with eglot for `rulelens-modes'."
-  (add-to-list 'eglot-server-programs (cons rulelens-modes rulelens-command)))
+  "Register `rulelens-command' with eglot for `rulelens-modes' and start it in rule files.
+Files matching `rulelens-files' get eglot from the modes' hooks.  A `.md' or `.mdc' file no
+mode claims (Emacs 28 without markdown-mode) opens in `text-mode' instead of Fundamental
+mode, which has no hook."
+  (add-to-list 'eglot-server-programs (cons rulelens-modes rulelens-command))
+  (dolist (ext '("md" "mdc"))
+    (unless (assoc-default (concat "rule." ext) auto-mode-alist #'string-match)
+      (add-to-list 'auto-mode-alist (cons (format "\\.%s\\'" ext) 'text-mode))))
+  (dolist (mode rulelens-modes)
+    (add-hook (intern (format "%s-hook" mode)) #'rulelens--ensure)))
 
 (defun rulelens--server ()
   (or (eglot-current-server)

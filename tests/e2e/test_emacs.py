@@ -1,10 +1,13 @@
-"""Real Emacs (Debian's emacs-nox 28 with elpa-eglot), batch mode, through emacs/rulelens.el.
+"""Real Emacs (Debian's emacs-nox 28 with only elpa-eglot: no markdown-mode), ``emacs -Q
+--batch``, through exactly the recipe of docs/editors.md.
 
-The driver (``tests/e2e/emacs/driver.el``) loads the documented configuration, opens a file
-deep in the demo, connects eglot to ``rulelens serve``, and asks for the code lenses and the
-chain (``rulelens/chain`` through ``jsonrpc-request``), the way ``rulelens-code-lenses`` and
-``rulelens-chain`` do for a user. ``scripts/test`` installs Emacs and sets
-RULELENS_REQUIRE_EMACS_E2E=1, so a missing Emacs fails there instead of skipping.
+The test reads the recipe from docs/editors.md and puts in only the checkout's path and the
+server command. The driver (``tests/e2e/emacs/driver.el``) opens a Markdown file of the demo,
+runs the command loop's ``post-command-hook`` once (as after ``C-x C-f``), waits for eglot
+to attach by itself, and asks for the code lenses, the agents and the chain the way
+``rulelens-code-lenses``, ``rulelens-agents`` and ``rulelens-chain`` do for a user.
+``scripts/test`` installs Emacs and sets RULELENS_REQUIRE_EMACS_E2E=1, so a missing Emacs
+fails there instead of skipping.
 """
 
 from __future__ import annotations
@@ -24,7 +27,20 @@ sys.path.insert(0, str(ROOT / "examples" / "demo"))
 from build import build  # noqa: E402
 
 DRIVER = ROOT / "tests" / "e2e" / "emacs" / "driver.el"
-DEEP = os.path.join("src", "app", "handlers", "orders.py")
+#: A Markdown file that is no agent's instruction file: its lens is the per-agent headline.
+DEEP = os.path.join("docs", "README.md")
+
+
+def documented_recipe(command: list[str]) -> str:
+    """The elisp block of docs/editors.md's Emacs section, with this checkout's path and
+    ``command`` in place of the placeholders (and nothing else changed)."""
+    text = (ROOT / "docs" / "editors.md").read_text(encoding="utf-8")
+    section = text.split("## Emacs (eglot)", 1)[1]
+    recipe = section.split("```elisp\n", 1)[1].split("```", 1)[0]
+    assert recipe.count("/path/to/rulelens") == 1 and recipe.count("'(\"rulelens\" \"serve\")") == 1
+    elisp = "'(" + " ".join(json.dumps(arg) for arg in command) + ")"
+    return (recipe.replace("/path/to/rulelens", str(ROOT))
+            .replace("'(\"rulelens\" \"serve\")", elisp, 1))
 
 
 def _emacs() -> str:
@@ -48,23 +64,28 @@ def test_eglot_attaches_and_gets_the_lens_and_the_chain(tmp_path: pathlib.Path) 
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GROK_", "XAI_", "XDG_", "EMACS"))}
     env.update(HOME=home, GROK_HOME=demo["grok_home"], OUT=str(tmp_path / "result.json"),
-               FILE=os.path.join(repo, DEEP), RULELENS_ROOT=str(ROOT),
-               RULELENS_CMD=json.dumps([sys.executable, "-m", "rulelens", "serve"]),
-               XDG_CACHE_HOME=str(tmp_path / "cache"))
-    proc = subprocess.run(["timeout", "-k", "5", "120", emacs, "--batch", "-q", "-l",
-                           str(DRIVER)], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=150, stdin=subprocess.DEVNULL)
+               FILE=os.path.join(repo, DEEP), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    recipe = tmp_path / "recipe.el"
+    recipe.write_text(documented_recipe([sys.executable, "-m", "rulelens", "serve"]),
+                      encoding="utf-8")
+    proc = subprocess.run(["timeout", "-k", "5", "120", emacs, "-Q", "--batch", "-l",
+                           str(recipe), "-l", str(DRIVER)], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=150,
+                          stdin=subprocess.DEVNULL)
     out = tmp_path / "result.json"
     assert out.exists(), proc.stdout + proc.stderr
     res = json.loads(out.read_text(encoding="utf-8"))
     assert proc.returncode == 0, (res.get("error"), proc.stderr[-2000:])
+    # Without markdown-mode the .md file opens in Text mode, and eglot started by itself.
+    assert res["markdown_mode"] is False and res["major_mode"] == "text-mode", res
     assert res["attached"] is True and res["server_name"] == "rulelens"
     assert res["code_lens_provider"] is True
     # One answer per screen: the one lens, the agents buffer and the hover give the same
     # per-agent headline, for sessions started in the workspace folder.
     skipped = len(res["chain_skipped"])
     (lens,) = res["lenses"]
-    assert lens == res["agents_lens"] and re.match(r"Grok \d+ · Claude \d+", lens), res["lenses"]
+    assert lens == res["agents_lens"], res["lenses"]
+    assert re.match(r"Grok \d+ · (\d+ tok · )?Claude \d+", lens), lens
     assert res["headline"].startswith(lens.partition(" · +")[0])
     agents = res["agents_buffer"].splitlines()
     assert agents[0] == f"RuleLens · {os.path.join(repo, DEEP)}"

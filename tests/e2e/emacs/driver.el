@@ -1,11 +1,8 @@
-;;; driver.el --- batch-mode end-to-end run of emacs/rulelens.el with eglot  -*- lexical-binding: t; -*-
-;; Environment: RULELENS_ROOT (checkout), RULELENS_CMD (JSON argv of the server), FILE (the
-;; demo file to open), OUT (JSON result).  Exits 0 when every step ran, 1 otherwise; the
-;; Python test asserts on OUT.
-(require 'package)
-(package-initialize)   ; Debian's elpa-eglot on Emacs 28; built in from Emacs 29
+;;; driver.el --- batch-mode end-to-end run of the documented Emacs recipe  -*- lexical-binding: t; -*-
+;; Loaded after the recipe of docs/editors.md (`emacs -Q --batch -l recipe.el -l driver.el`):
+;; nothing here configures RuleLens or eglot.  Environment: FILE (the demo file to open), OUT
+;; (JSON result).  Exits 0 when every step ran, 1 otherwise; the Python test asserts on OUT.
 (require 'json)
-(load (expand-file-name "emacs/rulelens.el" (getenv "RULELENS_ROOT")))
 
 (defvar driver-result nil)
 (defun driver-put (key value) (push (cons key value) driver-result))
@@ -18,19 +15,20 @@
       (accept-process-output nil 0.05))
     (funcall pred)))
 
-(setq rulelens-command (json-parse-string (getenv "RULELENS_CMD") :array-type 'list)
-      rulelens-modes '(python-mode markdown-mode text-mode)
-      eglot-sync-connect t)
-(rulelens-eglot-setup)
 (driver-put "emacs" emacs-version)
 (driver-put "eglot_file" (locate-library "eglot"))
+(driver-put "markdown_mode" (if (locate-library "markdown-mode") t :json-false))
 (let ((code 1) server)
   (condition-case err
       (progn
         (find-file (getenv "FILE"))
-        (setq server (apply #'eglot--connect (eglot--guess-contact)))
+        (driver-put "major_mode" (symbol-name major-mode))
+        ;; The command loop runs `post-command-hook' after each command (here: find-file);
+        ;; batch mode has no command loop, so it is run once, as after C-x C-f.
+        (run-hooks 'post-command-hook)
         (unless (driver-wait (lambda () eglot--managed-mode) 30)
-          (error "eglot did not manage the buffer"))
+          (error "eglot did not start in the buffer"))
+        (setq server (eglot-current-server))
         (driver-put "attached" t)
         (driver-put "server_name" (plist-get (eglot--server-info server) :name))
         (driver-put "code_lens_provider"
