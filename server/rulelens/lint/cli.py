@@ -57,15 +57,18 @@ def batch_gc() -> Iterator[None]:
 
 
 def collect(paths: Iterable[str], env: AgentEnvironment,
-            dirs: list[tuple[str, int]] | None = None) -> list[str]:
+            dirs: list[tuple[str, int]] | None = None,
+            nested: list[str] | None = None) -> list[str]:
     """Files to lint; ``dirs`` receives every walked directory and its mtime, and a
-    ``None`` entry for a path given as a file (no tree signature then)."""
+    ``None`` entry for a path given as a file (no tree signature then); ``nested`` the
+    nested git repositories the walk left out."""
     out: list[str] = []
     seen: set[str] = set()
     for p in paths:
         absolute = os.path.abspath(p)
         if os.path.isdir(absolute) and not os.path.basename(absolute).endswith(".md"):
-            found = list(iter_instruction_files(absolute, env.home, dict(env.env), dirs))
+            found = list(iter_instruction_files(absolute, env.home, dict(env.env), dirs,
+                                                nested))
         else:
             found = [absolute]
             if dirs is not None:
@@ -75,6 +78,19 @@ def collect(paths: Iterable[str], env: AgentEnvironment,
                 seen.add(f)
                 out.append(f)
     return out
+
+
+def nested_note(nested: list[str], base: str, shown: int = 3) -> str:
+    """One line: how many nested git repositories the walk skipped, and which (the first
+    ``shown``)."""
+    from rulelens.present import display_path
+
+    names = [display_path(p, base) for p in sorted(set(nested))]
+    listed = ", ".join(names[:shown]) + (f", +{len(names) - shown} more"
+                                         if len(names) > shown else "")
+    noun = "repository" if len(names) == 1 else "repositories"
+    return (f"rulelens: skipped {len(names)} nested git {noun} (their own projects: lint"
+            f" each with `rulelens lint PATH`): {listed}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,7 +145,10 @@ def _run(args: argparse.Namespace) -> int:
     # reasons about the chain of a trusted folder.
     linter = LintSession(env, resolver=Resolver(env, chosen, "trusted"), hints=args.hints)
     walked: list[tuple[str, int]] = []
-    files = collect(args.paths, linter.env, walked)
+    nested: list[str] = []
+    files = collect(args.paths, linter.env, walked, nested)
+    if nested:
+        print(nested_note(nested, base), file=sys.stderr)
     if not (args.no_cache or args.fix or args.diff):
         linter.results = _results(args, linter, walked)
     if args.diff:

@@ -5,7 +5,9 @@ the agent applies them) are pruned, so ``node_modules/**/AGENTS.md`` is not lint
 instruction file that is itself gitignored *is* linted, because that is exactly what the
 user needs to hear about (Grok skips it). Ignored instruction containers (``.grok/``,
 ``.claude/``, ...) are still entered for their rules, and an ignored directory is peeked
-into one level for named files.
+into one level for named files. A directory below the top that holds its own ``.git`` (a
+nested repository, a submodule, a worktree) is another project and is not entered; the
+caller is told which (``nested``) so it can say so.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ _CONTAINERS = frozenset(c for c, _, _ in RULE_DIRS)
 
 
 def iter_instruction_files(top: str, home: str, env: dict[str, str],
-                           dirs: list[tuple[str, int]] | None = None) -> Iterator[str]:
+                           dirs: list[tuple[str, int]] | None = None,
+                           nested: list[str] | None = None) -> Iterator[str]:
     """Absolute paths of instruction files under ``top`` (a directory), sorted per directory;
     each directory walked and its mtime are appended to ``dirs`` (the result cache's tree
-    signature: a file added or removed changes its directory's mtime)."""
+    signature: a file added or removed changes its directory's mtime), and each nested git
+    repository left out to ``nested``."""
     top = os.path.abspath(top)
     root = discover_git_root(top)
     ignore = GitIgnore.build(root, home, env) if root is not None else None
@@ -53,6 +57,10 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str],
             if is_dir:
                 if entry.name in _ALWAYS_PRUNE:
                     continue
+                if _is_repository(path):
+                    if nested is not None:
+                        nested.append(path)
+                    continue
                 if ignore is not None and not ignored_zone and _dir_ignored(ignore, path):
                     if entry.name in _CONTAINERS:
                         subdirs.append((path, True))
@@ -72,6 +80,12 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str],
             if is_instruction_file(path) or entry.name.endswith(".instructions.md"):
                 yield path  # an `*.instructions.md` anywhere: RL213 says where it loads
         stack.extend(reversed(subdirs))
+
+
+def _is_repository(directory: str) -> bool:
+    """Whether ``directory`` has its own ``.git`` (a directory, or a file for submodules
+    and worktrees)."""
+    return os.path.lexists(os.path.join(directory, ".git"))
 
 
 def _dir_ignored(ignore: GitIgnore, path: str) -> bool:

@@ -200,3 +200,28 @@ def test_parallel_run_gives_the_serial_findings(repo: Repo) -> None:
     data = json.loads(serial.stdout)
     assert len({d["path"] for d in data}) > MIN_FILES  # every package file has a finding
     assert parallel.stdout == serial.stdout
+
+
+def test_bare_lint_skips_nested_git_repositories_and_says_how_many(repo: Repo) -> None:
+    """A directory below the root with its own ``.git`` (a cloned repository, or a submodule
+    or worktree, whose ``.git`` is a file) is another project: not walked, and counted."""
+    repo.files({
+        "AGENTS.md": "# Rules\n\nBe kind.\n",
+        "vendor/lib/AGENTS.md": "---\nbad: [\n---\n",       # would be RL104 (an error)
+        "vendor/lib/docs/CLAUDE.md": "---\nbad: [\n---\n",
+        "modules/sub/.git": "gitdir: ../../.git/modules/sub\n",
+        "modules/sub/AGENTS.md": "---\nbad: [\n---\n",
+        "src/.claude/rules/py.md": '---\npaths: "src/**"\n---\nUse hints.\n',
+    })
+    subprocess.run(["git", "init", "-q", str(Path(repo.root) / "vendor" / "lib")], check=True)
+    proc = run(repo, "--format", "json")
+    paths = {d["path"] for d in json.loads(proc.stdout)}
+    assert "src/.claude/rules/py.md" in paths      # the root repository is walked
+    assert not {p for p in paths if p.startswith(("vendor/", "modules/"))}, paths
+    assert proc.stderr.splitlines() == [
+        "rulelens: skipped 2 nested git repositories (their own projects: lint each with"
+        " `rulelens lint PATH`): modules/sub, vendor/lib"]
+    # Linted on its own, the nested repository is walked as the root.
+    inner = run(repo, "--format", "json", cwd=os.path.join(repo.root, "vendor", "lib"))
+    assert {d["path"] for d in json.loads(inner.stdout)} >= {"AGENTS.md", "docs/CLAUDE.md"}
+    assert "nested" not in inner.stderr
