@@ -90,6 +90,25 @@ def view_json(v: AgentView, env: Mapping[str, str] | None = None) -> dict[str, A
     return out
 
 
+def observed_json(v: AgentView, env: Mapping[str, str], resolve: ResolveChain
+                  ) -> dict[str, Any]:
+    """:func:`view_json` with ``evidence: "observed"`` (and the session as its source) on
+    each file the agent's last session in the start directory shows loaded."""
+    from rulelens.agents.sessionfacts import facts
+    from rulelens.sessions.observed import mark_view_json, observed_files
+
+    out = view_json(v, env)
+    if v.file is not None and facts(v.agent).reader is not None:
+        from rulelens.sessions import verify
+
+        try:
+            result = verify.verify(v.agent, v.cwd, v.file, env, resolve)
+        except ValueError:  # an agent RuleLens cannot verify: its grades stay
+            return out
+        mark_view_json(out, observed_files(result))
+    return out
+
+
 def _base(v: AgentView) -> str:
     return v.root or v.cwd
 
@@ -198,10 +217,10 @@ def cmd_chain(path: str, cwd: str | None, agent: str | None, as_json: bool, why:
     agents = parse_agents(agent)
     vs = views(path, cwd, agents, env, resolve)
     if as_json:
+        out = [observed_json(v, env, resolve) for v in vs]
         if agent == "all" or len(vs) > 1:
-            return json.dumps({"agents": [view_json(v, env) for v in vs]},
-                              ensure_ascii=False, indent=2) + "\n"
-        return json.dumps(view_json(vs[0], env), ensure_ascii=False, indent=2) + "\n"
+            return json.dumps({"agents": out}, ensure_ascii=False, indent=2) + "\n"
+        return json.dumps(out[0], ensure_ascii=False, indent=2) + "\n"
     if len(vs) > 1:
         return format_table(vs, why, env)
     return format_view(vs[0])

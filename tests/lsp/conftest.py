@@ -104,6 +104,15 @@ def cli_json(demo: Demo, path: pathlib.Path) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
+def cli_agent_json(demo: Demo, path: pathlib.Path, agent: str) -> dict[str, Any]:
+    """``rulelens chain --json --agent AGENT --cwd REPO PATH``: one agent's view, with its
+    ``tokens``, for the start directory every headline view uses."""
+    out = subprocess.run([sys.executable, "-m", "rulelens", "chain", "--json", "--agent",
+                          agent, "--cwd", str(demo.repo), str(path)],
+                         env=demo.env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 async def start_client(env: dict[str, str], folders: Sequence[pathlib.Path], spec: str,
                        command: Sequence[str] = SERVER,
                        options: dict[str, Any] | None = None) -> LanguageClient:

@@ -4,6 +4,7 @@ and Neovim capabilities, the demo workspace)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from typing import Any
@@ -14,7 +15,16 @@ from rulelens.agents.registry import BY_ID, ORDER, SHORT
 from rulelens.lsp import protocol
 from rulelens.rules.perfile import MARKS
 
-from .conftest import Demo, hover, lenses, open_doc, request, start_client, stop_client
+from .conftest import (
+    Demo,
+    cli_agent_json,
+    hover,
+    lenses,
+    open_doc,
+    request,
+    start_client,
+    stop_client,
+)
 
 DEEP = "src/app/handlers/orders.py"
 #: The demo has files for every agent but Zed (no `.rules`), so those are enabled by default.
@@ -141,12 +151,22 @@ async def test_one_agent_setting_gives_that_agents_headline(demo: Demo) -> None:
         open_doc(c, uri, language="python")
         got = await lenses(c, uri)
         assert got is not None and len(got) == 1
-        assert got[0].command is not None and got[0].command.title == "Grok 5"
+        # The start cost is Grok's own approxTokens (UTF-8 bytes / 4) of what it injects.
+        grok = cli_agent_json(demo, demo.deep_file, "grok")
+        cost = sum(len(f["content"].encode()) // 4 for f in grok["files"] if f["when"] == "start")
+        assert got[0].command is not None and got[0].command.title == f"Grok 5 · {cost} tok"
         text = (await hover(c, uri)).contents.value  # type: ignore[union-attr]
-        assert text.startswith("**Grok 5** · sessions started in `./`")
+        assert text.startswith(f"**Grok 5 · {cost} tok** · sessions started in `./`")
         assert "| file | Grokᶜ |" in text and "| Claude" not in text
+        # The breakdown: start / on read / memory at start, and each top file's share.
+        costs = text.split("**What it costs**", 1)[1]
+        line = next(x for x in costs.split("\n") if x.startswith("- Grok:"))
+        assert line.startswith(f"- Grok: {cost} at start · +0 on read"), line
+        shares = [int(m) for m in re.findall(r" (\d+)%", line)]
+        assert len(shares) == 4 and 98 <= sum(shares) <= 102, line  # 3 files + 2 others
+        assert "Grok: UTF-8 bytes / 4, rounded down" in costs
         payload = await request(c, protocol.AGENTS_FOR_FILE, {"uri": uri})
-        assert payload["enabled"] == ["grok"] and payload["headline"] == "Grok 5"
+        assert payload["enabled"] == ["grok"] and payload["headline"] == f"Grok 5 · {cost} tok"
     finally:
         await stop_client(c)
 

@@ -5,6 +5,7 @@ Runs against the real server over stdio with VS Code's and Neovim's capabilities
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ from rulelens.lsp import protocol
 from rulelens.rules.perfile import cell_mark
 from rulelens.rules.tracker import DORMANT_NOTE
 
-from .conftest import Demo, cli_json, hover, lenses, open_doc, request
+from .conftest import Demo, cli_agent_json, cli_json, hover, lenses, open_doc, request
 
 DEEP = "src/app/handlers/orders.py"
 
@@ -31,12 +32,17 @@ async def test_code_lens_title_and_command(client: LanguageClient, demo: Demo) -
     assert lens.command is not None
     payload = await request(client, protocol.AGENTS_FOR_FILE, {"uri": uri})
     title = lens.command.title
-    assert title.startswith("Grok 5 · Claude 3 · Codex 1 · Cursor 4")
+    # Per agent: the files it loads and what its start costs (chain --json's tokens.start).
+    grok_start = cli_agent_json(demo, demo.deep_file, "grok")["tokens"]["start"]
+    assert grok_start > 100
+    assert title.startswith(f"Grok 5 · {grok_start} tok · Claude 3 · "), title
+    assert re.match(r"Grok 5 · \d+ tok · Claude 3 · \d+ tok · Codex 1 · \d+ tok · Cursor 4"
+                    r" · \d+ tok", title), title
     assert "from " not in title     # started in the workspace folder: not named
     assert len(title) <= 100        # one line; every agent is in the hover
     shown, _, more = title.partition(" · +")
     assert payload["headline"].startswith(shown)   # the same counts as the sidebar's
-    hidden = len(payload["headline"].split(" · ")) - len(shown.split(" · "))
+    hidden = payload["headline"].count(" tok") - shown.count(" tok")
     assert (more == f"{hidden} more") if hidden else not more
     assert lens.command.command == protocol.SHOW_CHAIN
     assert list(lens.command.arguments or []) == [uri]

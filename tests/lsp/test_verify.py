@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import time
@@ -180,3 +181,80 @@ async def test_agents_for_file_carries_last_session(client: LanguageClient, demo
     assert lines["codex"].startswith("✓ matches your Codex CLI session of 2026-09-01 14:02")
     assert lines["claude"].startswith("⚠ differs: CLAUDE.local.md predicted start")
     assert lines["cursor"] is None and lines["copilot"] is None
+
+
+async def test_a_new_session_refreshes_the_verdict_and_observed_marks(demo: Demo) -> None:
+    """The Claude Code session directory is watched: a new session there, in Claude Code's
+    transcript format (the demo's template: a user line, then the ``instructions``
+    attachment with the files' texts), turns the stale ``⚠ differs`` into ``✓ matches``,
+    announced by ``rulelens/chainChanged`` well before the 30 s verdict TTL; the files the
+    session loaded carry ``evidence: "observed"`` with the session as their source."""
+    from helpers.waiting import until
+
+    from .conftest import waiter
+
+    c = await start_client(demo.env, [demo.repo], "visual-studio-code")
+    try:
+        uri = demo.uri(DEEP)
+        open_doc(c, uri, language="python")
+
+        async def views() -> dict[str, Any] | None:
+            got = await request(c, protocol.AGENTS_FOR_FILE, {"uri": uri})
+            by = {a["agent"].split("@")[0]: a for a in got["agents"]}
+            return by if "checking" not in str([a["last_session"] for a in by.values()]) \
+                else None
+
+        before = await until(views, "every agent's last_session", 60)
+        assert before["claude"]["last_session"].startswith("⚠ differs: CLAUDE.local.md")
+        grades = {f["path"]: (f["evidence"], f["evidence_source"])
+                  for f in before["codex"]["files"]}
+        agents_md = str(demo.repo / "AGENTS.md")
+        assert grades[agents_md][0] == "observed", grades
+        assert "codex session 0199" in grades[agents_md][1], grades
+        assert all(e == "code" for p, (e, _s) in grades.items() if p != agents_md), grades
+        claude = {f["path"]: f["evidence"] for f in before["claude"]["files"]}
+        local = str(demo.repo / "CLAUDE.local.md")
+        assert claude[local] == "docs", claude  # not in the stale session
+        text = (await hover(c, uri)).contents.value  # type: ignore[union-attr]
+        row = next(line for line in text.split("\n") if line.startswith("| AGENTS.md |"))
+        assert "start ᵒ" in row, row
+
+        folder = demo.home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-",
+                                                             str(demo.repo))
+
+        async def armed() -> bool:
+            status = await request(c, protocol.SERVER_STATUS, {})
+            return str(folder) in status["watching"].get("sessions", [])
+
+        await until(armed, "the watch on Claude Code's session folder")
+        old = next(folder.glob("*.jsonl")).read_text().split("\n")[0]
+        sid = "5b0e8f7a-d3e0-4000-8000-00000000fe11"
+        head = json.loads(old) | {"sessionId": sid, "timestamp": "2026-09-03T10:00:00.000Z"}
+        files = [{"path": str(p), "type": kind, "content": p.read_text()} for p, kind in (
+            (demo.home / ".claude" / "CLAUDE.md", "User"), (demo.repo / "CLAUDE.local.md",
+                                                            "Local"))]
+        attach = head | {"type": "attachment", "uuid": "a1", "parentUuid": "u1",
+                         "attachment": {"type": "instructions", "files": files}}
+        attach.pop("message", None)
+        began = asyncio.get_running_loop().time()
+        fut = waiter(c, protocol.CHAIN_CHANGED)
+        (folder / f"{sid}.jsonl").write_text(json.dumps(head) + "\n" + json.dumps(attach)
+                                             + "\n")
+        while True:
+            note = await asyncio.wait_for(fut, 20)
+            fut = waiter(c, protocol.CHAIN_CHANGED)
+            if uri not in list(note.uris):
+                continue
+            after = await views()
+            assert after is not None
+            if after["claude"]["last_session"].startswith("✓"):
+                break
+        took = asyncio.get_running_loop().time() - began
+        assert after["claude"]["last_session"] == (
+            "✓ matches your Claude Code session of 2026-09-03 10:00 UTC"), after["claude"]
+        claude = {f["path"]: (f["evidence"], f["evidence_source"])
+                  for f in after["claude"]["files"]}
+        assert claude[local][0] == "observed" and sid in claude[local][1], claude
+        assert took < 20, took  # the watch, not the 30 s TTL
+    finally:
+        await stop_client(c)

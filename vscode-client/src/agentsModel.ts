@@ -30,7 +30,7 @@ export const EVIDENCE_MARK: Record<string, string> = { code: "ᶜ", docs: "ᵈ",
 const EVIDENCE_WORDS: Record<string, string> = {
   code: "from the agent's own code",
   docs: "from its documentation",
-  observed: "observed (issue reports)",
+  observed: "observed (issue reports, or your last session of the agent)",
 };
 
 /** `ᵈ` (and `†` for a known bug) for a row's description. */

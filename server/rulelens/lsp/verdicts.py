@@ -3,12 +3,16 @@
 A verdict reads session files (possibly gigabytes), so it is never computed in a lens or
 hover thread: :meth:`Verdicts.get` returns what is cached for (agent, start directory,
 file) and, when nothing is cached or the entry is older than :data:`TTL_S`, schedules one
-computation on the server's verify pool (at most one per key in flight). A new session
-therefore shows up at the latest :data:`TTL_S` seconds after it starts, on the next hover.
+computation on the server's verify pool (at most one per key in flight). The server also
+watches the agents' session directories (:mod:`rulelens.lsp.sessionwatch`): a change there
+calls :meth:`Verdicts.refresh` for that agent, and a verdict that comes out different calls
+``on_change`` (the server then re-sends ``rulelens/chainChanged``), so a new session shows
+up without waiting for :data:`TTL_S`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -27,12 +31,16 @@ class Verdicts:
     """Cached ``rulelens verify`` objects per (agent, start dir, file); thread-safe."""
 
     def __init__(self, pool: Executor, compute: Callable[[str, str, str], dict[str, Any] | None],
-                 ttl: float = TTL_S) -> None:
+                 ttl: float = TTL_S,
+                 on_change: Callable[[Key], None] | None = None) -> None:
         self._pool = pool
         self._compute = compute
         self._ttl = ttl
+        self._on_change = on_change
         self._cache: dict[Key, tuple[float, dict[str, Any] | None]] = {}
         self._pending: set[Key] = set()
+        #: Keys asked to refresh while their computation ran: computed once more after it.
+        self._again: set[Key] = set()
         self._lock = threading.Lock()
 
     def get(self, agent: str, cwd: str, path: str) -> tuple[bool, dict[str, Any] | None]:
@@ -41,13 +49,38 @@ class Verdicts:
         with self._lock:
             hit = self._cache.get(key)
             stale = hit is None or time.monotonic() - hit[0] > self._ttl
-            if stale and key not in self._pending:
-                self._pending.add(key)
-                try:
-                    self._pool.submit(self._run, key)
-                except RuntimeError:  # the pool is shut down
-                    self._pending.discard(key)
+            if stale:
+                self._schedule(key)
         return (hit is not None, hit[1] if hit is not None else None)
+
+    def peek(self, agent: str, cwd: str, path: str) -> dict[str, Any] | None:
+        """The cached verdict, scheduling nothing (for payloads built right after ``get``)."""
+        with self._lock:
+            hit = self._cache.get((agent, cwd, path))
+        return hit[1] if hit is not None else None
+
+    def refresh(self, agents: set[str] | None = None) -> int:
+        """Compute again every cached verdict of ``agents`` (families; None: all) now, e.g.
+        because a session file changed; how many were scheduled."""
+        n = 0
+        with self._lock:
+            for key in list(self._cache):
+                if agents is None or key[0].split("@", 1)[0] in agents:
+                    self._schedule(key)
+                    n += 1
+        return n
+
+    def _schedule(self, key: Key) -> None:
+        """(under the lock) One computation of ``key``; a second request while it runs is
+        remembered and runs after it (the session may have changed after it was read)."""
+        if key in self._pending:
+            self._again.add(key)
+            return
+        self._pending.add(key)
+        try:
+            self._pool.submit(self._run, key)
+        except RuntimeError:  # the pool is shut down
+            self._pending.discard(key)
 
     def _run(self, key: Key) -> None:
         try:
@@ -56,9 +89,16 @@ class Verdicts:
             result = None
         with self._lock:
             self._pending.discard(key)
+            before = self._cache.get(key)
             self._cache[key] = (time.monotonic(), result)
             while len(self._cache) > MAX_VERDICTS:
                 self._cache.pop(next(iter(self._cache)))
+            if key in self._again:
+                self._again.discard(key)
+                self._schedule(key)
+        if self._on_change is not None and (before is None or before[1] != result):
+            with contextlib.suppress(Exception):  # telling the client must not lose it
+                self._on_change(key)
 
     def clear(self) -> None:
         with self._lock:

@@ -196,7 +196,8 @@ def short_name(agent: str) -> str:
 #: How sure a line is, compactly: from the agent's code, its documentation, or observed.
 MARKS = {"code": "ᶜ", "docs": "ᵈ", "observed": "ᵒ"}
 EVIDENCE_LEGEND = ("ᶜ = from the agent's own code · ᵈ = from its documentation · ᵒ = observed"
-                   " (issue reports) · † = a known, version-gated bug (below)")
+                   " (issue reports, or your last session of the agent) · † = a known,"
+                   " version-gated bug (below)")
 
 
 def column_name(view: AgentView) -> str:
