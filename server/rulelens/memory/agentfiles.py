@@ -262,7 +262,7 @@ def _listing(root: str, directory: str, view: StoreView, suffix: str = ".md"
     try:
         entries = _entries(root, directory)
     except Refused as exc:
-        view.skipped.append(_skip(exc))
+        _skipped(view, _skip(exc))
         return []
     out: list[str] = []
     for name, mode in sorted(entries)[:MAX_LISTED]:
@@ -275,6 +275,12 @@ def _listing(root: str, directory: str, view: StoreView, suffix: str = ".md"
                 with contextlib.suppress(OSError):
                     view.sizes[path] = os.lstat(path).st_size
     return out
+
+
+def _skipped(view: StoreView, skip: SkippedFile) -> None:
+    """Record a skipped file once (an index file is probed, then seen again in its folder)."""
+    if skip not in view.skipped:
+        view.skipped.append(skip)
 
 
 def _entries(root: str, directory: str) -> list[tuple[str, int | None]]:
@@ -303,10 +309,10 @@ def _probe(root: str, path: str, view: StoreView, mode: int | None = None) -> bo
             mode = lstat_beneath(root, path).st_mode
         except Refused as exc:
             if exc.code != "missing":
-                view.skipped.append(_skip(exc))
+                _skipped(view, _skip(exc))
             return False
     if not stat.S_ISREG(mode):
-        view.skipped.append(SkippedFile(path, f"not-a-file: {kind_of(mode)}"))
+        _skipped(view, SkippedFile(path, f"not-a-file: {kind_of(mode)}"))
         return False
     return True
 
@@ -331,7 +337,7 @@ def _add(view: StoreView, root: str, path: str, scope: Scope, role: str,
                 size = lstat_beneath(root, path).st_size
             except Refused as exc:
                 if exc.code != "missing":
-                    view.skipped.append(_skip(exc))
+                    _skipped(view, _skip(exc))
                 return
         view.files.append(StoreFile(path, root, scope, injected, None, None, size, None,
                                     role, (Segment(0, ALL_LINES, injected),)))
@@ -340,7 +346,7 @@ def _add(view: StoreView, root: str, path: str, scope: Scope, role: str,
         raw, _ = read_beneath(root, path)
     except Refused as exc:
         if exc.code != "missing":
-            view.skipped.append(_skip(exc))
+            _skipped(view, _skip(exc))
         return
     text = raw.decode("utf-8", errors="replace")
     n_lines = _line_count(text)
@@ -598,7 +604,7 @@ def codex_view(cwd: str, env: Mapping[str, str]) -> StoreView:
     try:
         skills = sorted(n for n, _ in _entries(root, os.path.join(root, "skills")))
     except Refused as exc:
-        view.skipped.append(_skip(exc))
+        _skipped(view, _skip(exc))
         skills = []
     for name in skills[:MAX_LISTED]:
         path = os.path.join(root, "skills", name, "SKILL.md")

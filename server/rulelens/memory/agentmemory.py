@@ -41,7 +41,14 @@ from rulelens.memory.agentfiles import (
 from rulelens.memory.beneath import Refused, SkippedFile, read_beneath, relative_to
 from rulelens.memory.best import BestSettings, best_search
 from rulelens.memory.chunker import Chunk, chunk_hashes, chunk_markdown
-from rulelens.memory.index import IndexUnavailable, MemoryIndex, Reader, _Prepared, cache_root
+from rulelens.memory.index import (
+    IndexUnavailable,
+    MemoryIndex,
+    Reader,
+    SyncReport,
+    _Prepared,
+    cache_root,
+)
 from rulelens.memory.remember import RememberError, append_in_place
 from rulelens.memory.service import INLINE_EMBED_LIMIT, MemoryError_, MemoryService
 from rulelens.memory.workspace import MemoryFile, MemoryLocation, WorkspaceName
@@ -215,6 +222,8 @@ class AgentStores:
         self.best = best or BestSettings()
         self._lock = threading.RLock()
         self._indexes: dict[str, CutIndex] = {}
+        #: What the last :meth:`synced` did (its skipped files become search notes).
+        self.last_sync: SyncReport | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -270,11 +279,11 @@ class AgentStores:
                 files.append(MemoryFile(f.path, f"{view.agent}:{f.scope}"
                                         + (":cut" + ",".join(map(str, c)) if c else "")))
         idx.cuts = cuts
-        here = os.path.dirname(path)
+        here = os.path.dirname(path) if path != ":memory:" else self.service.env.get("HOME", "/")
         location = StoreLocation(os.path.abspath(cwd), "", here, here,
                                  WorkspaceName(agent, agent, "", cwd, None, None), False,
                                  {p: f.root for p, (_, f) in by_path.items()})
-        idx.sync(location, files=files)
+        self.last_sync = idx.sync(location, files=files)
         return idx, by_path
 
     def search(self, agent: str, cwd: str, query: str, max_results: int | None = None
@@ -282,6 +291,11 @@ class AgentStores:
         views = self.views(agent, cwd)
         idx, by_path = self.synced(agent, cwd, views)
         notes: list[str] = []
+        for k in self.last_sync.skipped if self.last_sync else ():
+            who = by_path[k.path][0] if k.path in by_path else agent
+            reason = k.reason if who == "grok" else k.reason.replace("; the agent skips it too",
+                                                                     "")  # Grok's indexer only
+            notes.append(f"{who}: skipped {k.path}: {reason}")
         for view in views:
             if not view.files:
                 notes += [f"{view.agent}: {n}" for n in view.notes] or [f"{view.agent}: no memory"]

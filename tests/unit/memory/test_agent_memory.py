@@ -488,3 +488,24 @@ def test_remember_scopes_the_clients_offer_are_the_ones_that_write(h: Home) -> N
             else:
                 with pytest.raises(RememberError):
                     plan_remember(svc, agent, shop, "x", scope)
+
+
+def test_hostile_memory_files_are_one_line_notes(h: Home) -> None:
+    """A FIFO index, a directory named *.md and a non-UTF-8 topic: listed once as skipped,
+    never opened, never a traceback; remember into a FIFO is refused in one line."""
+    shop = h.repo("shop")
+    mem = h.claude_dir(shop)
+    os.makedirs(mem)
+    os.mkfifo(os.path.join(mem, "MEMORY.md"))
+    os.makedirs(os.path.join(mem, "dir.md"))
+    write(os.path.join(mem, "bad.md"), b"\xff\xfe stripe")
+    data = h.json(shop, "status", "--agent", "claude")
+    reasons = sorted(k["reason"].split(":")[0] for k in data["skipped"])
+    assert reasons == ["not-a-file", "not-a-file"]
+    found = h.json(shop, "search", "stripe", "--agent", "claude")
+    assert found["results"] == []
+    assert any("bad.md" in n and "not UTF-8" in n and "agent skips" not in n
+               for n in found["notes"])
+    out = h.cli(shop, "remember", "x", "--agent", "claude", "--workspace", shop, "--yes",
+                code=2)
+    assert out.stderr.count("\n") == 1 and "FIFO" in out.stderr
