@@ -509,3 +509,17 @@ def test_hostile_memory_files_are_one_line_notes(h: Home) -> None:
     out = h.cli(shop, "remember", "x", "--agent", "claude", "--workspace", shop, "--yes",
                 code=2)
     assert out.stderr.count("\n") == 1 and "FIFO" in out.stderr
+
+
+def test_qwen_remember_uses_the_legacy_save_memory_format(h: Home) -> None:
+    """Qwen Code's fork of save_memory: ``## Qwen Added Memories`` in ~/.qwen/QWEN.md [doc]
+    (QwenLM/qwen-code-docs tools/memory.md); project memory is refused in one line."""
+    shop = h.repo("shop")
+    qwen = write(os.path.join(h.home, ".qwen", "QWEN.md"), "# My instructions\n")
+    h.cli(shop, "remember", "tabs not spaces", "--agent", "qwen", "--workspace", shop, "--yes")
+    h.cli(shop, "remember", "run pnpm", "--agent", "qwen", "--workspace", shop, "--yes")
+    assert read(qwen) == ("# My instructions\n\n## Qwen Added Memories\n- tabs not spaces\n"
+                          "- run pnpm\n")
+    out = h.cli(shop, "remember", "x", "--agent", "qwen", "--scope", "workspace",
+                "--workspace", shop, "--yes", code=2)
+    assert out.stderr.count("\n") == 1 and "Qwen" in out.stderr
