@@ -116,6 +116,11 @@ Returns the server's answer (the `rulelens/chain' object, as a plist)."
       (display-buffer "*RuleLens chain*"))
     chain))
 
+(defun rulelens--shown (path payload)
+  "PATH relative to the start directory of PAYLOAD when inside it, else with `~'."
+  (let ((cwd (file-name-as-directory (plist-get payload :cwd))))
+    (if (string-prefix-p cwd path) (file-relative-name path cwd) (abbreviate-file-name path))))
+
 ;;;###autoload
 (defun rulelens-agents ()
   "Show every enabled agent's view of this buffer's file in *RuleLens agents*: the
@@ -137,11 +142,13 @@ Returns the server's answer (the `rulelens/agentsForFile' object, as a plist)."
           (seq-doseq (view (plist-get payload :agents))
             (insert (format "\n%s\n" (or (plist-get view :display) (plist-get view :agent))))
             (seq-doseq (f (plist-get view :files))
-              (insert (format "  %-8s %s\n" (plist-get f :when) (plist-get f :path))))
+              (insert (format "  %-8s %s\n" (plist-get f :when)
+                              (rulelens--shown (plist-get f :path) payload))))
             (let ((foreign (append (plist-get view :foreign) nil)))
               (seq-doseq (s (plist-get view :skipped))
                 (unless (member (plist-get s :path) foreign)
-                  (insert (format "  no       %s  [%s]\n" (plist-get s :path)
+                  (insert (format "  no       %s  [%s]\n"
+                                  (rulelens--shown (plist-get s :path) payload)
                                   (plist-get s :reason)))))
               (when foreign
                 (insert (format "  other agents' files (%d)\n" (length foreign)))))))

@@ -239,7 +239,8 @@ function S.format_agents(name, views, cols, headline)
     return lines, entries
   end
   if headline and headline ~= vim.NIL then
-    add(headline)
+    -- The whole headline, wrapped at its " · " joints to the window: never cut off.
+    for _, l in ipairs(S.wrap(headline, cols or 64, "  ")) do add(l) end
     local any = false
     for _, view in ipairs(views) do
       if #view.files > 0 then any = true end
