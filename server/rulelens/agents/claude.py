@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from rulelens.agents import bounded, fsio, profiles, safeio
+from rulelens.agents import bounded, fsio, profiles
 from rulelens.agents.approval import Approval, ImportBudget, workspace_roots
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.globmatch import first_match, glob_problem, split_globs
@@ -30,6 +30,7 @@ from rulelens.agents.imports import claude_imports, line_of
 from rulelens.agents.meta import yaml_meta
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
+from rulelens.present import display_path
 
 PROFILE = profiles.CLAUDE
 ID = PROFILE.agent
@@ -77,7 +78,7 @@ def _read_json(path: str) -> dict[str, Any]:
     try:
         data = bounded.json_loads(text)
     except bounded.TooDeep as exc:  # one line (exit 2 in the CLI), never RecursionError
-        raise ConfigError(f"{safeio.printable(path)}: {exc}") from None
+        raise ConfigError(f"{display_path(path)}: {exc}") from None
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}

@@ -21,10 +21,11 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from rulelens.agents import bounded, fsio, profiles, safeio
+from rulelens.agents import bounded, fsio, profiles
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
+from rulelens.present import display_path
 
 PROFILE = profiles.CODEX
 ID = PROFILE.agent
@@ -59,7 +60,7 @@ def read_config(env: Mapping[str, str]) -> tuple[dict[str, Any], str | None]:
     try:
         return bounded.toml_loads(data.decode("utf-8", errors="replace")), None
     except bounded.TooDeep as exc:  # one line (exit 2 in the CLI), never RecursionError
-        raise ConfigError(f"{safeio.printable(path)}: {exc}") from None
+        raise ConfigError(f"{display_path(path)}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         return {}, f"{path}: {exc}"
 

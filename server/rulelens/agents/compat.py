@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from rulelens.agents import bounded, safeio
 from rulelens.agents.profiles import GROK_1_0_6
 from rulelens.agents.rusttext import trim
+from rulelens.present import display_path
 
 VENDORS = ("cursor", "claude", "codex")
 SURFACES = ("skills", "rules", "agents", "mcps", "hooks", "sessions")
@@ -91,7 +92,7 @@ def read_config(grok_home: str) -> tuple[dict[str, object], str]:
     array is a :class:`ConfigError` with one line, never a hang or a traceback).
     """
     path = os.path.join(grok_home, "config.toml")
-    shown = safeio.printable(path)
+    shown = display_path(path)  # `~/.grok/config.toml`: no absolute path in messages
     try:
         raw = safeio.read_bytes(path, safeio.CONFIG_LIMIT)
     except FileNotFoundError:
@@ -124,12 +125,12 @@ def resolve_compat(
     """
     table = config.get("compat", {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{config_path}: [compat] must be a table")
+        raise ConfigError(f"{display_path(config_path)}: [compat] must be a table")
     cells: dict[tuple[str, str], Cell] = {}
     for vendor in VENDORS:
         vtable = table.get(vendor, {})
         if not isinstance(vtable, dict):
-            raise ConfigError(f"{config_path}: [compat.{vendor}] must be a table")
+            raise ConfigError(f"{display_path(config_path)}: [compat.{vendor}] must be a table")
         for surface in SURFACES:
             name = env_var_name(vendor, surface)
             from_env = env_bool(env.get(name))
@@ -142,8 +143,8 @@ def resolve_compat(
                 value = vtable[surface]
                 if not isinstance(value, bool):
                     raise ConfigError(
-                        f"{config_path}: [compat.{vendor}] {surface} must be true or false,"
-                        f" not {value!r}"
+                        f"{display_path(config_path)}: [compat.{vendor}] {surface} must be"
+                        f" true or false, not {value!r}"
                     )
                 cells[(vendor, surface)] = Cell(
                     vendor,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from rulelens.agents.compat import Compat, ConfigError, read_config, resolve_compat
 from rulelens.agents.fs import canonical
+from rulelens.present import display_path
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,11 @@ def rule_dirs(config: Mapping[str, object], config_path: str,
     """
     table = config.get("paths", {})
     if not isinstance(table, dict):
-        raise ConfigError(f"{config_path}: [paths] must be a table")
+        raise ConfigError(f"{display_path(config_path)}: [paths] must be a table")
     entries = table.get("extra_rule_dirs", [])
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise ConfigError(f"{config_path}: [paths] extra_rule_dirs must be a list of strings")
+        raise ConfigError(f"{display_path(config_path)}: [paths] extra_rule_dirs must be a list"
+                          " of strings")
     out: list[str] = []
     for entry in entries:
         if entry == "~" and home:

@@ -28,6 +28,7 @@ from rulelens.agents.compat import ConfigError
 from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
+from rulelens.present import display_path
 
 PROFILE = profiles.GEMINI
 ID = PROFILE.agent
@@ -89,7 +90,7 @@ def read_json(path: str) -> dict[str, Any]:
     try:
         data = bounded.json_loads(_strip_json_comments(text))
     except bounded.TooDeep as exc:  # one line (exit 2 in the CLI), never RecursionError
-        raise ConfigError(f"{safeio.printable(path)}: {exc}") from None
+        raise ConfigError(f"{display_path(path)}: {exc}") from None
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
