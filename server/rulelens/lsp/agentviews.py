@@ -76,6 +76,9 @@ class AgentViews:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     #: Walks and reads the agents' modules share while building views; cleared with them.
     scans: scan.ScanCache = field(default_factory=scan.ScanCache)
+    #: (start directory, file) -> [lock, users]: one thread computes a document's views,
+    #: another asking meanwhile (didOpen's fingerprint and the first lens) waits for them.
+    _building: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
 
     def clear(self) -> None:
         with self._lock:
@@ -97,6 +100,21 @@ class AgentViews:
 
     def views(self, path: str, cwd: str, agents: Sequence[str],
               resolve: Callable[[str], Chain]) -> list[AgentView]:
+        with self._lock:
+            entry = self._building.setdefault((cwd, path), [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            # Not computed twice at once: without this a cold lens costs +COST.
+            with entry[0]:
+                return self._views(path, cwd, agents, resolve)
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._building[(cwd, path)]
+
+    def _views(self, path: str, cwd: str, agents: Sequence[str],
+               resolve: Callable[[str], Chain]) -> list[AgentView]:
         out: list[AgentView] = []
         for agent in agents:
             key = (agent, cwd, path)
@@ -347,6 +365,23 @@ def tables_as_lists(markdown: str) -> str:
         else:
             out.append(line)
     return "\n".join(out)
+
+
+#: What a file leading out of the workspace shows instead of its text.
+OUTSIDE_TEXT = ("a link out of the workspace: RuleLens shows no text from outside the"
+                " workspace folders and the agents' homes (`rulelens chain` in a terminal"
+                " shows it)")
+
+
+def withhold_outside(files: list[dict[str, Any]], leaves: Callable[[str], bool]) -> int:
+    """Blank the ``content`` of files whose real path leaves the workspace; how many."""
+    n = 0
+    for f in files:
+        if isinstance(f.get("path"), str) and leaves(f["path"]):
+            f["content"] = ""
+            f["withheld"] = OUTSIDE_TEXT
+            n += 1
+    return n
 
 
 def agents_payload(views: list[AgentView], path: str, enabled: list[str],

@@ -456,266 +456,343 @@ def _apply_start(session: Session, roots: list[str], options: Any) -> None:
     session.apply_settings(options)
 
 
+# ------------------------------------------------------------------ handlers
+def initialize(ls: RuleLensServer, params: types.InitializeParams) -> None:
+    """Take the workspace folders and the settings; nothing of RuleLens' own loads yet."""
+    roots = [to_fs_path(f.uri) for f in params.workspace_folders or []]
+    if not roots and params.root_uri:
+        roots = [to_fs_path(params.root_uri)]
+    if not roots and params.root_path:
+        roots = [params.root_path]
+    ls.start([r for r in roots if r], _to_dict(params.initialization_options))
+
+
+def initialized(ls: RuleLensServer, params: types.InitializedParams) -> None:
+    """Make the session, report bad configuration and settings, start watching."""
+    s = ls.session  # RuleLens' own modules are imported here, after start-up
+    if s.config_error:
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Error, message=f"RuleLens: {s.config_error}"))
+    if s.agent_problem():
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning, message=f"RuleLens: {s.agent_problem()}"))
+    warn_settings(ls)
+    warn_agent_cwd(ls)
+    ls.restart_watcher()
+
+
+def shutdown(ls: RuleLensServer, params: Any) -> None:
+    """Stop the watchers."""
+    if ls.watcher is not None:
+        ls.watcher.stop()
+    if ls.memory is not None:
+        ls.memory.stop_watcher()
+
+
+async def folders(ls: RuleLensServer,
+                  params: types.DidChangeWorkspaceFoldersParams) -> None:
+    """Follow added and removed workspace folders."""
+    s = ls.session
+    removed = {f.uri for f in params.event.removed}
+    current = [to_fs_path(u) for u in ls.workspace.folders if u not in removed]
+    current += [to_fs_path(f.uri) for f in params.event.added]
+    s.set_roots(r for r in current if r)
+    ls.restart_watcher()
+    await _refresh_all(ls)
+
+
+async def configuration(ls: RuleLensServer,
+                        params: types.DidChangeConfigurationParams) -> None:
+    """Take changed settings: views, watched homes and lenses follow."""
+    s = ls.session
+    s.apply_settings(_to_dict(params.settings))
+    warn_settings(ls)
+    warn_agent_cwd(ls)
+    ls.restart_watcher()  # the enabled agents, and so the watched homes, may differ
+    await _refresh_all(ls)
+
+
+def did_open(ls: RuleLensServer, params: types.DidOpenTextDocumentParams) -> None:
+    """Serve an opened document: remember its views, lint it."""
+    s = ls.session
+    uri = params.text_document.uri
+    path = s.open(uri)
+    if path is not None:
+        ls.batch_pool.submit(ls.remember, uri, path)
+        ls.schedule_lint(uri, delay=0.0)
+
+
+def did_change(ls: RuleLensServer, params: types.DidChangeTextDocumentParams) -> None:
+    """Lint an open document again after its text changed (debounced)."""
+    s = ls.session
+    if s.opened(params.text_document.uri):
+        ls.schedule_lint(params.text_document.uri)
+
+
+def did_save(ls: RuleLensServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Lint an open document again when it is saved."""
+    s = ls.session
+    if s.opened(params.text_document.uri):
+        ls.schedule_lint(params.text_document.uri)
+
+
+def did_close(ls: RuleLensServer, params: types.DidCloseTextDocumentParams) -> None:
+    """Forget everything about a closed document."""
+    ls.forget(params.text_document.uri)
+
+
+@_safe(None)
+def code_lens(ls: RuleLensServer, params: types.CodeLensParams
+              ) -> list[types.CodeLens] | None:
+    """The per-agent headline on line 0 (for an instruction file: who reads it)."""
+    from rulelens.lsp import agentviews
+    from rulelens.lsp.session import looks_like_rule_file
+
+    s = ls.session
+    uri = params.text_document.uri
+    path = s.opened(uri)
+    chain = s.chain(path) if path is not None else None
+    if path is None or chain is None:
+        return None
+    # One lens, for the start directory every headline view uses (the workspace folder
+    # or agentCwd); the chain from the file's own folder is `rulelens chain FILE`.
+    top = types.Range(types.Position(0, 0), types.Position(0, 0))
+    lenses = []
+    workspace = s.root_for(path)
+    if looks_like_rule_file(path):  # an instruction file: which agents read it
+        title = s.agent_text(path, "readers",
+                             lambda vs: agentviews.readers_title(vs, path, workspace))
+    else:
+        title = s.agent_text(path, "lens", lambda vs: agentviews.lens_title(vs, workspace))
+    if title:
+        lenses.append(types.CodeLens(range=top, command=types.Command(
+            title=title, command=protocol.SHOW_CHAIN, arguments=[uri])))
+    return lenses
+
+
+@_safe(None)
+def hover(ls: RuleLensServer, params: types.HoverParams) -> types.Hover | None:
+    """Line 0: every agent's table for the file; elsewhere: frontmatter keys."""
+    from rulelens.lsp import agentviews, views
+    from rulelens.lsp.session import looks_like_rule_file
+
+    s = ls.session
+    uri = params.text_document.uri
+    path = s.opened(uri)
+    if path is None:  # outside the workspace: maybe another agent's memory file
+        cut = ls.memory.cut_hover_uri(uri) if ls.memory is not None else None
+        return _markdown(cut) if cut and params.position.line == 0 else None
+    line = params.position.line
+    if line == 0:
+        chain = s.chain(path)
+        if chain is None:
+            return None
+        workspace = s.root_for(path)
+        text = s.agent_text(path, "hover", lambda vs: agentviews.hover_table(
+            vs, workspace, s.environ, _observed(ls, vs, path))) or ""
+        if looks_like_rule_file(path):
+            readers = s.agent_text(path, "readers",
+                                   lambda vs: agentviews.readers_title(vs, path, workspace))
+            text = f"**{readers}**\n\n{text}" if readers else text
+        if not text:
+            text = views.chain_hover(chain, s.tracker_split(path, chain))
+        block = _verdict_block(ls, s, path)
+        if block:
+            text = f"{text}\n\n{block}" if text else block
+        if s.config.hover_format == "list":
+            text = agentviews.tables_as_lists(text)
+        return _markdown(text)
+    return _frontmatter_hover(ls, s, uri, path, params.position)
+
+
+@_safe(None)
+def code_action(ls: RuleLensServer, params: types.CodeActionParams
+                ) -> list[types.CodeAction] | None:
+    """Quick fixes for the lint findings last published for the document."""
+    from rulelens.lsp import diagnostics
+
+    s = ls.session
+    uri = params.text_document.uri
+    last = ls.findings.get(uri)
+    if s.opened(uri) is None or last is None:
+        return None
+    path, found, to_client, version = last
+    return diagnostics.code_actions(uri, path, found, params.range, to_client,
+                                    version) or None
+
+
+def chain_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+    """``rulelens/chain``: the file's chain, or one agent's view with agent/cwd."""
+    from rulelens import multichain
+    from rulelens.agents import registry
+    from rulelens.lsp.settings import ChainParams, params_as
+
+    s = ls.session
+    p = params_as(ChainParams, params)
+    # Refusals (an unknown agent, a start directory outside the workspace folders) are
+    # InvalidParams with one line, raised before the guarded part: never a traceback.
+    agent = p.agent
+    if agent is not None and not registry.known(agent):
+        raise ValueError(f"agent: unknown agent {agent!r} (known: {registry.choices()})")
+    cwd = s.start_dir(p.cwd)
+    if agent is None and cwd is None:
+        return guarded(lambda: _chain_payload(s, p.uri), None)
+    path = s.opened(p.uri)
+    if path is None:
+        return None
+    found = guarded(lambda: s.agent_views(path, [agent or registry.DEFAULT_AGENT], cwd), None)
+    if not found:
+        return None
+    out = multichain.view_json(found[0])
+    _mark_observed(ls, found[0].cwd, path, out)
+    return out
+
+
+def agents_for_file(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+    """``rulelens/agentsForFile``: every enabled agent's view of one document."""
+    from rulelens.lsp import agentviews
+    from rulelens.lsp.settings import AgentsForFileParams, params_as
+
+    s = ls.session
+    raw = _param(params, "agents")
+    if isinstance(raw, str) and raw != "all":
+        raise ValueError(f'agents: expected a list of agent ids or "all", not {raw!r}')
+    p = params_as(AgentsForFileParams, params)
+    wanted = p.agents
+    cwd = s.start_dir(p.cwd)
+    path = s.opened(p.uri)
+    if path is None:
+        return None
+
+    def answer() -> dict[str, Any] | None:
+        assert path is not None
+        enabled = agentviews.enabled_agents(wanted, s.root_for(path), s.environ) \
+            if wanted else s.agents_for(path)
+        found = s.agent_views(path, enabled, cwd)
+        payload = (agentviews.agents_payload(found, path, enabled, s.root_for(path))
+                   if found else None)
+        if payload is not None:
+            for view in payload["agents"]:
+                agentviews.withhold_outside(view["files"], s.leaves_workspace)
+            _add_last_sessions(ls, s, path, payload)
+        return payload
+
+    return guarded(answer, None)
+
+
+@_safe([])
+def agents_request(ls: RuleLensServer, params: Any) -> list[dict[str, Any]]:
+    """``rulelens/agents``: every agent the registry knows, for one folder."""
+    from rulelens.lsp import agentviews
+    from rulelens.lsp.settings import AgentsParams, params_as
+
+    s = ls.session
+    p = params_as(AgentsParams, params)
+    workspace = s.workspace_for(p.workspace_uri)
+    enabled = agentviews.enabled_agents(s.config.agents, workspace, s.environ)
+    return agentviews.agents_list(workspace, enabled, s.environ)
+
+
+@_safe(None)
+def render_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+    """``rulelens/render``: exactly what the agent injects for the document."""
+    from rulelens.lsp import views
+    from rulelens.lsp.settings import DocumentParams, params_as
+
+    s = ls.session
+    path = s.opened(params_as(DocumentParams, params).uri)
+    chain = s.chain(path) if path is not None else None
+    if chain is None:
+        return None
+    outside = [f.path for f in chain.files if s.leaves_workspace(f.path)]
+    if outside:  # never the bytes of a file a link leads to outside the workspace
+        from rulelens.lsp.agentviews import OUTSIDE_TEXT
+
+        return {"text": "", "complete": False,
+                "empty": f"{os.path.basename(outside[0])} is {OUTSIDE_TEXT}"}
+    return views.render_payload(chain)
+
+
+async def verify_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
+    """``rulelens/verify``: the agent's last session here against the prediction."""
+    from rulelens.agents import registry
+
+    s = ls.session
+    # Refusals (an unknown agent, a start directory outside the workspace folders) are
+    # InvalidParams with one line, as for rulelens/chain.
+    agent = _str_param(params, "agent") or ""
+    if not registry.known(agent):
+        raise ValueError(f"agent: unknown agent {agent!r} (known: {registry.choices()})")
+    cwd = s.start_dir(_str_param(params, "cwd"))
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(ls.verify_pool, ls.read_sessions, lambda: guarded(
+        lambda: _verify_payload(s, params, cwd), None))
+
+
+def server_status(ls: RuleLensServer, params: Any) -> dict[str, Any]:
+    """``rulelens/serverStatus``: table sizes and armed watches (for tests)."""
+    return {"documents": ls.document_state(), "watching": ls.watching()}
+
+
+@_safe(None)
+def show_chain(ls: RuleLensServer, *args: Any) -> dict[str, Any] | None:
+    """The code lens command: the ``rulelens/chain`` payload of a document."""
+    s = ls.session
+    return _chain_payload(s, args[0] if args and isinstance(args[0], str) else None)
+
+
+#: Every LSP feature and command the server answers: (method, options, handler, threaded).
+FEATURES: tuple[tuple[str, Any, Callable[..., Any], bool], ...] = (
+    (types.INITIALIZE, None, initialize, False),
+    (types.INITIALIZED, None, initialized, False),
+    (types.SHUTDOWN, None, shutdown, False),
+    (types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS, None, folders, False),
+    (types.WORKSPACE_DID_CHANGE_CONFIGURATION, None, configuration, False),
+    (types.TEXT_DOCUMENT_DID_OPEN, None, did_open, False),
+    (types.TEXT_DOCUMENT_DID_CHANGE, None, did_change, False),
+    (types.TEXT_DOCUMENT_DID_SAVE, None, did_save, False),
+    (types.TEXT_DOCUMENT_DID_CLOSE, None, did_close, False),
+    (types.TEXT_DOCUMENT_CODE_LENS, None, code_lens, True),
+    (types.TEXT_DOCUMENT_HOVER, None, hover, True),
+    (types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix]), code_action, False),
+    (protocol.CHAIN, None, chain_request, True),
+    (protocol.AGENTS_FOR_FILE, None, agents_for_file, True),
+    (protocol.AGENTS, None, agents_request, False),
+    (protocol.RENDER, None, render_request, True),
+    (protocol.VERIFY, None, verify_request, False),
+    (protocol.SERVER_STATUS, None, server_status, False),
+)
+#: The commands (``workspace/executeCommand``): (command, handler, threaded).
+COMMANDS: tuple[tuple[str, Callable[..., Any], bool], ...] = (
+    (protocol.SHOW_CHAIN, show_chain, True),
+)
+
+
 def create_server(environ: Mapping[str, str] | None = None,
                   debounce_ms: int = 200) -> RuleLensServer:
+    """A server with every handler of :data:`FEATURES` and :data:`COMMANDS` registered."""
     server = RuleLensServer(environ, debounce_ms)
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: RuleLensServer, params: types.InitializeParams) -> None:
-        roots = [to_fs_path(f.uri) for f in params.workspace_folders or []]
-        if not roots and params.root_uri:
-            roots = [to_fs_path(params.root_uri)]
-        if not roots and params.root_path:
-            roots = [params.root_path]
-        ls.start([r for r in roots if r], _to_dict(params.initialization_options))
-
-    @server.feature(types.INITIALIZED)
-    def initialized(ls: RuleLensServer, params: types.InitializedParams) -> None:
-        s = ls.session  # RuleLens' own modules are imported here, after start-up
-        if s.config_error:
-            ls.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Error, message=f"RuleLens: {s.config_error}"))
-        if s.agent_problem():
-            ls.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Warning, message=f"RuleLens: {s.agent_problem()}"))
-        warn_agent_cwd(ls)
-        ls.restart_watcher()
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: RuleLensServer, params: Any) -> None:
-        if ls.watcher is not None:
-            ls.watcher.stop()
-        if ls.memory is not None:
-            ls.memory.stop_watcher()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    async def folders(ls: RuleLensServer,
-                      params: types.DidChangeWorkspaceFoldersParams) -> None:
-        s = ls.session
-        removed = {f.uri for f in params.event.removed}
-        current = [to_fs_path(u) for u in ls.workspace.folders if u not in removed]
-        current += [to_fs_path(f.uri) for f in params.event.added]
-        s.set_roots(r for r in current if r)
-        ls.restart_watcher()
-        await _refresh_all(ls)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def configuration(ls: RuleLensServer,
-                            params: types.DidChangeConfigurationParams) -> None:
-        s = ls.session
-        s.apply_settings(_to_dict(params.settings))
-        warn_agent_cwd(ls)
-        ls.restart_watcher()  # the enabled agents, and so the watched homes, may differ
-        await _refresh_all(ls)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: RuleLensServer, params: types.DidOpenTextDocumentParams) -> None:
-        s = ls.session
-        uri = params.text_document.uri
-        path = s.open(uri)
-        if path is not None:
-            ls.batch_pool.submit(ls.remember, uri, path)
-            ls.schedule_lint(uri, delay=0.0)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: RuleLensServer, params: types.DidChangeTextDocumentParams) -> None:
-        s = ls.session
-        if s.opened(params.text_document.uri):
-            ls.schedule_lint(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    def did_save(ls: RuleLensServer, params: types.DidSaveTextDocumentParams) -> None:
-        s = ls.session
-        if s.opened(params.text_document.uri):
-            ls.schedule_lint(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: RuleLensServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.forget(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-    @server.thread()
-    @_safe(None)
-    def code_lens(ls: RuleLensServer, params: types.CodeLensParams
-                  ) -> list[types.CodeLens] | None:
-        from rulelens.lsp import agentviews
-        from rulelens.lsp.session import looks_like_rule_file
-
-        s = ls.session
-        uri = params.text_document.uri
-        path = s.opened(uri)
-        chain = s.chain(path) if path is not None else None
-        if path is None or chain is None:
-            return None
-        # One lens, for the start directory every headline view uses (the workspace folder
-        # or agentCwd); the chain from the file's own folder is `rulelens chain FILE`.
-        top = types.Range(types.Position(0, 0), types.Position(0, 0))
-        lenses = []
-        workspace = s.root_for(path)
-        if looks_like_rule_file(path):  # an instruction file: which agents read it
-            title = s.agent_text(path, "readers",
-                                 lambda vs: agentviews.readers_title(vs, path, workspace))
-        else:
-            title = s.agent_text(path, "lens", lambda vs: agentviews.lens_title(vs, workspace))
-        if title:
-            lenses.append(types.CodeLens(range=top, command=types.Command(
-                title=title, command=protocol.SHOW_CHAIN, arguments=[uri])))
-        return lenses
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    @server.thread()
-    @_safe(None)
-    def hover(ls: RuleLensServer, params: types.HoverParams) -> types.Hover | None:
-        from rulelens.lsp import agentviews, views
-        from rulelens.lsp.session import looks_like_rule_file
-
-        s = ls.session
-        uri = params.text_document.uri
-        path = s.opened(uri)
-        if path is None:  # outside the workspace: maybe another agent's memory file
-            cut = ls.memory.cut_hover_uri(uri) if ls.memory is not None else None
-            return _markdown(cut) if cut and params.position.line == 0 else None
-        line = params.position.line
-        if line == 0:
-            chain = s.chain(path)
-            if chain is None:
-                return None
-            workspace = s.root_for(path)
-            text = s.agent_text(path, "hover", lambda vs: agentviews.hover_table(
-                vs, workspace, s.environ, _observed(ls, vs, path))) or ""
-            if looks_like_rule_file(path):
-                readers = s.agent_text(path, "readers",
-                                       lambda vs: agentviews.readers_title(vs, path, workspace))
-                text = f"**{readers}**\n\n{text}" if readers else text
-            if not text:
-                text = views.chain_hover(chain, s.tracker_split(path, chain))
-            block = _verdict_block(ls, s, path)
-            if block:
-                text = f"{text}\n\n{block}" if text else block
-            if s.settings.get("hoverFormat") == "list":
-                text = agentviews.tables_as_lists(text)
-            return _markdown(text)
-        return _frontmatter_hover(ls, s, uri, path, params.position)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix]))
-    @_safe(None)
-    def code_action(ls: RuleLensServer, params: types.CodeActionParams
-                    ) -> list[types.CodeAction] | None:
-        from rulelens.lsp import diagnostics
-
-        s = ls.session
-        uri = params.text_document.uri
-        last = ls.findings.get(uri)
-        if s.opened(uri) is None or last is None:
-            return None
-        path, found, to_client, version = last
-        return diagnostics.code_actions(uri, path, found, params.range, to_client,
-                                        version) or None
-
-    @server.feature(protocol.CHAIN)
-    @server.thread()
-    def chain_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
-        from rulelens import multichain
-        from rulelens.agents import registry
-
-        s = ls.session
-        # Refusals (an unknown agent, a start directory outside the workspace folders) are
-        # InvalidParams with one line, raised before the guarded part: never a traceback.
-        agent = _str_param(params, "agent")
-        if agent is not None and not registry.known(agent):
-            raise ValueError(f"agent: unknown agent {agent!r} (known: {registry.choices()})")
-        cwd = s.start_dir(_str_param(params, "cwd"))
-        if agent is None and cwd is None:
-            return guarded(lambda: _chain_payload(s, _uri_param(params)), None)
-        path = s.opened(_uri_param(params) or "")
-        if path is None:
-            return None
-        found = guarded(lambda: s.agent_views(path, [agent or registry.DEFAULT_AGENT], cwd), None)
-        if not found:
-            return None
-        out = multichain.view_json(found[0])
-        _mark_observed(ls, found[0].cwd, path, out)
-        return out
-
-    @server.feature(protocol.AGENTS_FOR_FILE)
-    @server.thread()
-    def agents_for_file(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
-        from rulelens.lsp import agentviews
-
-        s = ls.session
-        wanted = _param(params, "agents")
-        if isinstance(wanted, str) and wanted != "all":
-            raise ValueError(f'agents: expected a list of agent ids or "all", not {wanted!r}')
-        cwd = s.start_dir(_str_param(params, "cwd"))
-        path = s.opened(_uri_param(params) or "")
-        if path is None:
-            return None
-
-        def answer() -> dict[str, Any] | None:
-            assert path is not None
-            enabled = agentviews.enabled_agents(wanted, s.root_for(path), s.environ) \
-                if wanted else s.agents_for(path)
-            found = s.agent_views(path, enabled, cwd)
-            payload = (agentviews.agents_payload(found, path, enabled, s.root_for(path))
-                       if found else None)
-            if payload is not None:
-                _add_last_sessions(ls, s, path, payload)
-            return payload
-
-        return guarded(answer, None)
-
-    @server.feature(protocol.AGENTS)
-    @_safe([])
-    def agents_request(ls: RuleLensServer, params: Any) -> list[dict[str, Any]]:
-        from rulelens.lsp import agentviews
-
-        s = ls.session
-        workspace = s.workspace_for(_str_param(params, "workspaceUri"))
-        enabled = agentviews.enabled_agents(s.settings.get("agents"), workspace, s.environ)
-        return agentviews.agents_list(workspace, enabled, s.environ)
-
-    @server.feature(protocol.RENDER)
-    @server.thread()
-    @_safe(None)
-    def render_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
-        from rulelens.lsp import views
-
-        s = ls.session
-        path = s.opened(_uri_param(params) or "")
-        chain = s.chain(path) if path is not None else None
-        return views.render_payload(chain) if chain is not None else None
-
-    @server.feature(protocol.VERIFY)
-    async def verify_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
-        from rulelens.agents import registry
-
-        s = ls.session
-        # Refusals (an unknown agent, a start directory outside the workspace folders) are
-        # InvalidParams with one line, as for rulelens/chain.
-        agent = _str_param(params, "agent") or ""
-        if not registry.known(agent):
-            raise ValueError(f"agent: unknown agent {agent!r} (known: {registry.choices()})")
-        cwd = s.start_dir(_str_param(params, "cwd"))
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(ls.verify_pool, ls.read_sessions, lambda: guarded(
-            lambda: _verify_payload(s, params, cwd), None))
-
-    @server.feature(protocol.SERVER_STATUS)
-    def server_status(ls: RuleLensServer, params: Any) -> dict[str, Any]:
-        return {"documents": ls.document_state(), "watching": ls.watching()}
-
-    @server.command(protocol.SHOW_CHAIN)
-    @server.thread()
-    @_safe(None)
-    def show_chain(ls: RuleLensServer, *args: Any) -> dict[str, Any] | None:
-        s = ls.session
-        return _chain_payload(s, args[0] if args and isinstance(args[0], str) else None)
-
+    for method, options, handler, threaded in FEATURES:
+        server.feature(method, options)(handler)
+        if threaded:
+            server.thread()(handler)
+    for command, handler, threaded in COMMANDS:
+        server.command(command)(handler)
+        if threaded:
+            server.thread()(handler)
     from rulelens.lsp import memory
 
     memory.register(server)
     return server
+
+
+def warn_settings(ls: RuleLensServer) -> None:
+    """One warning naming every setting of the wrong type (each was left out)."""
+    problems = ls.session.config.problems
+    if problems:
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning, message="RuleLens: " + " · ".join(problems)))
 
 
 def warn_agent_cwd(ls: RuleLensServer) -> None:
@@ -735,7 +812,11 @@ def _chain_payload(s: Session, uri: str | None) -> dict[str, Any] | None:
     chain = s.chain(path) if path is not None else None
     if path is None or chain is None:
         return None
-    return views.chain_payload(chain, s.tracker_split(path, chain))
+    from rulelens.lsp.agentviews import withhold_outside
+
+    payload = views.chain_payload(chain, s.tracker_split(path, chain))
+    withhold_outside(payload["files"], s.leaves_workspace)
+    return payload
 
 
 def _verify_payload(s: Session, params: Any, cwd: str | None) -> dict[str, Any] | None:

@@ -28,6 +28,7 @@ from rulelens.agents.profiles import GROK_1_0_45, AgentProfile, UnknownAgent, gr
 from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.view import AgentView
 from rulelens.lsp.agentviews import AgentViews, enabled_agents
+from rulelens.lsp.settings import Settings, settings_from
 from rulelens.rules import AgentEnvironment, AgentsMdTracker, Chain, ConfigError, Resolver
 from rulelens.rules.gitignore import walk_unignored
 from rulelens.rules.model import RuleFile, Skipped
@@ -86,7 +87,10 @@ class Session:
     agent_cwd_setting: str | None = None
     #: The ``agentCwd`` value as the client sent it (any JSON value), for the refusal.
     agent_cwd_raw: object = None
+    #: The ``rulelens`` section as sent (the memory feature reads its own keys from it).
     settings: Mapping[str, Any] = field(default_factory=dict)
+    #: The same section, typed and structured once (:mod:`rulelens.lsp.settings`).
+    config: Settings = field(default_factory=Settings)
     config_error: str | None = None
     resolver: Resolver | None = None
     #: The ``agent`` setting: the Grok profile the chain views show (``grok`` = newest).
@@ -169,7 +173,7 @@ class Session:
         grok_home = env.grok_home if env else os.path.join(home, ".grok")
         dirs = [home, grok_home, os.path.join(grok_home, "rules")]
         enabled = [a for root in (self.roots or (None,))
-                   for a in enabled_agents(self.settings.get("agents"), root, self.environ)]
+                   for a in enabled_agents(self.config.agents, root, self.environ)]
         dirs += registry.home_dirs([registry.DEFAULT_AGENT, *enabled], self.environ)
         dirs = list(dict.fromkeys(dirs))
         if env is not None and self.resolver is not None and self.resolver.profile.extra_rule_dirs:
@@ -205,8 +209,10 @@ class Session:
         value = section.get("agentCwd")
         agent = section.get("agent")
         agent = agent.strip() if isinstance(agent, str) and agent.strip() else None
+        config = settings_from(section)
         with self._lock:
             self.settings = dict(section)
+            self.config = config
             self.agent_cwd_raw = value
             self.agent_cwd_setting = value if isinstance(value, str) and value.strip() else None
             self.agent_view_cache.clear()
@@ -226,8 +232,7 @@ class Session:
 
     def lint_config(self) -> Mapping[str, Any]:
         """The ``lint`` settings section (``{"disable": [...]}``), as the client sent it."""
-        lint = self.settings.get("lint")
-        return dict(lint) if isinstance(lint, Mapping) else {}
+        return {"disable": list(self.config.lint.disable)}
 
     # ------------------------------------------------------------- documents
     def path_of(self, uri: str) -> str | None:
@@ -329,6 +334,18 @@ class Session:
                 return problem + "; the workspace folder is used instead"
         return None
 
+    def leaves_workspace(self, path: str) -> bool:
+        """``path`` is spelled inside a workspace folder but its real path is outside every
+        workspace folder and every agent's own home (a link out of the repository, such as
+        ``CLAUDE.md -> ~/.ssh/id_rsa``): its text is never shown in the editor."""
+        if not any(is_within(os.path.abspath(path), r) for r in self.roots):
+            return False
+        real = os.path.realpath(path)
+        home = os.path.realpath(self.environ.get("HOME") or os.path.expanduser("~"))
+        homes = [os.path.realpath(d) for d in self.watched_home_dirs()]
+        allowed = [canonical(r) for r in self.roots] + [d for d in homes if d != home]
+        return not any(is_within(real, r) for r in allowed)
+
     def start_dir(self, cwd: object) -> str | None:
         """A request's ``cwd`` (``None``: the default start directory); raises
         ``ValueError`` with one line when it is not inside a workspace folder."""
@@ -368,7 +385,7 @@ class Session:
     def agents_for(self, path: str) -> list[str]:
         """The enabled agents for a document: the ``agents`` setting, else every agent whose
         files exist in its workspace folder (Grok also when its home exists)."""
-        return enabled_agents(self.settings.get("agents"), self.root_for(path), self.environ)
+        return enabled_agents(self.config.agents, self.root_for(path), self.environ)
 
     def agent_views(self, path: str, agents: list[str] | None = None,
                     cwd: str | None = None) -> list[AgentView] | None:
@@ -379,8 +396,19 @@ class Session:
         if resolver is None or start is None:
             return None
         with workspace(self.roots):
-            return self.agent_view_cache.views(path, start, agents or self.agents_for(path),
-                                               resolver.resolve)
+            found = self.agent_view_cache.views(path, start, agents or self.agents_for(path),
+                                                resolver.resolve)
+        self._keep_if_open(path)
+        return found
+
+    def _keep_if_open(self, path: str) -> None:
+        """Drop the views just cached for ``path`` unless a document has it open: work
+        queued by ``didOpen`` may finish after ``didClose``, and a request may name a file
+        no editor opened; nothing of either may remain."""
+        with self._lock:
+            if path in self._open.values():
+                return
+        self.agent_view_cache.forget(path)
 
     def agent_text(self, path: str, kind: str,
                    build: Callable[[list[AgentView]], str]) -> str | None:
@@ -392,8 +420,10 @@ class Session:
         if resolver is None or start is None or not agents:
             return None
         with workspace(self.roots):
-            return self.agent_view_cache.text(kind, path, start, agents, resolver.resolve,
-                                              build)
+            found = self.agent_view_cache.text(kind, path, start, agents, resolver.resolve,
+                                               build)
+        self._keep_if_open(path)
+        return found
 
     # -------------------------------------------------------------- rule files
     def rule_status(self, path: str) -> RuleStatus | None:
