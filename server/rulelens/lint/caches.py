@@ -44,6 +44,8 @@ class DiskText:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        #: Per-check answers about this text (RL406's claims), made once per reading.
+        self.memo: dict[str, object] = {}
 
     @cached_property
     def first_lines(self) -> dict[str, int]:
@@ -102,6 +104,9 @@ class LintCaches:
     #: Files the current document's findings depended on beyond its chain (manifests,
     #: contradiction partners), for the result cache; cleared before each document.
     deps: set[str] = field(default_factory=set)
+    #: Per-session answers of checks that several documents share (RL406: each folder's
+    #: agent load orders), cleared with everything else on invalidate.
+    memo: dict[object, object] = field(default_factory=dict)
     #: Repository root -> what its command runners define (read on first use).
     projects: dict[str, Project] = field(default_factory=dict)
     #: The environment the session captured (``HOME``, ``CODEX_HOME``, ...): every check
@@ -143,6 +148,7 @@ class LintCaches:
         if listed is None or any(os.path.basename(p) == ".gitignore" for p in listed):
             self.ignores.clear()
         self.projects.clear()  # a manifest, Makefile or task file may have changed
+        self.memo.clear()
         if listed is None or any(os.path.basename(p) == "config.toml" for p in listed):
             self.agent_configs.clear()
         if listed is None:

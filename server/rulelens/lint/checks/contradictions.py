@@ -58,6 +58,16 @@ _NEVER = re.compile(r"\b(?:never|must not|mustn't|do not|don't)\s+" + _ACTION, r
 _SCOPED = re.compile(r"\b(?:when|unless|except|only|if|for the|inside|under|in `|elsewhere"
                      r"|otherwise|instead of|rather than|but)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_POLARITY = re.compile(r"\b(?:always|never|must|mustn't|don't|do not)\b", re.IGNORECASE)
+#: Findings per document at most (a file that contradicts a whole rules directory says so
+#: in a few lines, not hundreds).
+_MAX = 5
+#: Lines worth splitting into sentences: one search per line, most lines have none.
+_TRIGGER = re.compile(r"\b(?:use[sd]?|using|prefer|always|never|must|mustn't|don't|do not"
+                      r"|avoid|indent\w*|written|managed|runner|formatter|package manager)\b",
+                      re.IGNORECASE)
+_NAMED = {s: re.compile(r"(?<![\w-])(" + "|".join(re.escape(c) for c in cs) + r")(?![\w-])",
+                        re.IGNORECASE) for s, cs in _SUBJECTS.items()}
 
 
 @dataclass(frozen=True)
@@ -77,7 +87,7 @@ def claims(text: str) -> list[Claim]:
         if line.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        if in_fence:
+        if in_fence or not _TRIGGER.search(line):
             continue
         for m in _SENTENCE.finditer(line):
             sentence = m.group()
@@ -91,9 +101,8 @@ def claims(text: str) -> list[Claim]:
 
 
 def _sentence_claims(sentence: str, n: int) -> Iterator[Claim]:
-    low = sentence.lower()
-    for subject, choices in _SUBJECTS.items():
-        named = {c for c in choices if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", low)}
+    for subject in _SUBJECTS:
+        named = {m.lower() for m in _NAMED[subject].findall(sentence)}
         if len(named) != 1:
             continue  # none, or a contrast of two ("npm for docs, pnpm elsewhere")
         neg = _NEVER_CHOICE[subject].search(sentence)
@@ -107,14 +116,18 @@ def _sentence_claims(sentence: str, n: int) -> Iterator[Claim]:
     if m:
         yield Claim("indentation", (m.group(1) or m.group(2) or "tabs").lower(), n,
                     sentence.strip())
-    for m in _ALWAYS.finditer(sentence):
-        yield Claim(f"rule: {_key(m)}", "always", n, sentence.strip())
-    for m in _NEVER.finditer(sentence):
-        yield Claim(f"rule: {_key(m)}", "never", n, sentence.strip())
+    always = list(_ALWAYS.finditer(sentence))
+    never = list(_NEVER.finditer(sentence))
+    if len(always) + len(never) == 1 and len(_POLARITY.findall(sentence)) == 1:
+        # One imperative, one polarity word: "never always run x" claims nothing.
+        for m in always:
+            yield Claim(f"rule: {_key(m)}", "always", n, sentence.strip())
+        for m in never:
+            yield Claim(f"rule: {_key(m)}", "never", n, sentence.strip())
 
 
 def _key(m: re.Match[str]) -> str:
-    return f"{m.group(1).lower()} {m.group(2).strip('`').lower()}"
+    return f"{m.group(1).lower()} {m.group(2).strip('`').rstrip('.,;:!?').lower()}"
 
 
 def conflicts(mine: list[Claim], theirs: list[Claim]) -> Iterator[tuple[Claim, Claim, str]]:
@@ -197,11 +210,17 @@ def run(ctx: Context) -> None:
     for other in partners:
         if not _reported_here(ctx, other):
             continue
-        theirs = claims(ctx.caches.related.get(other, ctx.disk).text)
+        related = ctx.caches.related.get(other, ctx.disk)
+        theirs = related.memo.get("claims")
+        if theirs is None:
+            theirs = related.memo["claims"] = claims(related.text)
+        assert isinstance(theirs, list)
         for a, b, subject in conflicts(mine, theirs):
             readers = _loaded_together(ctx, other)
             if not readers:
                 continue  # no agent loads both: not a contradiction anyone sees
+            if sum(f.code == "RL406" for f in ctx.findings) >= _MAX:
+                return
             rel = ctx.rel(other)
             line = a.line + base
             about = f"`{subject[6:]}` (always / never)" if subject.startswith("rule: ") \
@@ -221,14 +240,30 @@ def _short(text: str, limit: int = 80) -> str:
 def _loaded_together(ctx: Context, other: str) -> str:
     """``Grok (AGENTS.md last), Codex CLI (…)`` for each agent whose view, for a file in
     the deeper folder, holds both files; ``""`` when none does."""
-    from rulelens.agents.registry import AGENTS
-
     mine_real = os.path.realpath(ctx.doc.path)
     other_real = os.path.realpath(other)
     deeper = ctx.doc.path if _reported_here(ctx, other) else other
     cwd = classify(deeper).owner
-    env = agent_env(ctx)
+    key = ("RL406 orders", cwd, deeper)
+    cached = ctx.caches.memo.get(key)
+    if cached is None:
+        cached = ctx.caches.memo[key] = _orders(ctx, cwd, deeper)
+    assert isinstance(cached, list)
     parts: list[str] = []
+    for display, order in cached:
+        if mine_real in order and other_real in order:
+            last = ctx.doc.path if order.index(mine_real) > order.index(other_real) else other
+            parts.append(f"{display} ({ctx.rel(last)} last)")
+    return ", ".join(parts)
+
+
+def _orders(ctx: Context, cwd: str, deeper: str) -> list[tuple[str, list[str]]]:
+    """Each agent's load order (real paths) for ``deeper`` in a session at ``cwd``, once
+    per session and folder (the views read every rules directory)."""
+    from rulelens.agents.registry import AGENTS
+
+    env = agent_env(ctx)
+    out: list[tuple[str, list[str]]] = []
     for agent in AGENTS:
         if agent.engine:
             # Grok: the chain lint already resolved for this folder (trusted, as lint
@@ -242,7 +277,5 @@ def _loaded_together(ctx: Context, other: str) -> str:
             except Exception:  # one agent's model failing must not stop lint
                 continue
             order = [os.path.realpath(f.path) for f in view.files]
-        if mine_real in order and other_real in order:
-            last = ctx.doc.path if order.index(mine_real) > order.index(other_real) else other
-            parts.append(f"{agent.display} ({ctx.rel(last)} last)")
-    return ", ".join(parts)
+        out.append((agent.display, order))
+    return out
