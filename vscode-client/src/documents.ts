@@ -10,7 +10,8 @@ import * as vscode from "vscode";
 import { statusMarkdown } from "./memoryModel";
 import { Methods, type RenderPayload } from "./protocol";
 import type { RuleLensServer } from "./server";
-import { sideColumn, workspaceUri } from "./memorySearch";
+import { documentColumn } from "./columns";
+import { workspaceUri } from "./memorySearch";
 
 export const PROMPT_SCHEME = "rulelens-prompt";
 export const STATUS_SCHEME = "rulelens-status";
@@ -71,9 +72,7 @@ export async function showRenderedPrompt(file: vscode.Uri | undefined, focusPath
   const uri = promptUri(file);
   documents?.refreshAll();
   const doc = await vscode.workspace.openTextDocument(uri);
-  // The side group that exists (where the prompt or any other editor already is), not a new
-  // column each time the prompt is asked for from a different group.
-  const editor = await vscode.window.showTextDocument(doc, { preview: true, viewColumn: sideColumn(uri) });
+  const editor = await vscode.window.showTextDocument(doc, { preview: true, viewColumn: targetColumn(uri) });
   if (focusPath) {
     // Put the cursor on the part that came from the file whose context action was used.
     const at = doc.getText().indexOf(focusPath);
@@ -85,10 +84,34 @@ export async function showRenderedPrompt(file: vscode.Uri | undefined, focusPath
   }
 }
 
+/**
+ * The group a RuleLens document opens in: the one already showing it, else the active
+ * group's neighbour if there is one, else the active group — never a new, cramped column.
+ */
+function targetColumn(uri: vscode.Uri): vscode.ViewColumn {
+  const groups = vscode.window.tabGroups.all;
+  const holder = groups.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()));
+  return documentColumn(groups.map((g) => g.viewColumn), vscode.window.tabGroups.activeTabGroup.viewColumn, holder?.viewColumn);
+}
+
+/**
+ * Memory Status as a Markdown preview (not raw Markdown), in the group `targetColumn` picks.
+ * The document stays open as a model (the preview renders it; `Self Test Documents` reads
+ * it); without the built-in Markdown extension it opens as text.
+ */
 export async function showMemoryStatus(): Promise<void> {
   const ws = workspaceUri();
   const uri = vscode.Uri.from({ scheme: STATUS_SCHEME, path: "/RuleLens memory status.md", query: ws ? encodeURIComponent(ws) : "" });
   documents?.refreshAll();
   const doc = await vscode.workspace.openTextDocument(uri);
-  await vscode.window.showTextDocument(doc, { preview: true });
+  const column = targetColumn(uri);
+  const active = vscode.window.tabGroups.activeTabGroup.viewColumn;
+  try {
+    // markdown.showPreview opens in the active group: make the chosen neighbour active first.
+    if (column === active + 1) await vscode.commands.executeCommand("workbench.action.focusRightGroup");
+    else if (column === active - 1) await vscode.commands.executeCommand("workbench.action.focusLeftGroup");
+    await vscode.commands.executeCommand("markdown.showPreview", uri);
+  } catch {
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: column });
+  }
 }
