@@ -4,8 +4,9 @@ One function per agent (:data:`STORES`) turns a session cwd into a :class:`Store
 memory roots, every memory file with its scope and what the agent does with it at session
 start (``injected``: ``start`` / ``on-demand`` / ``no``), the exact cut (``cut_at_line``,
 ``injected_bytes``) and the line ranges on each side of it (``segments``, so a search
-result never spans a cut). Facts and grades: ``/work/shared/research/agent-memory.md``
-(``[code]`` agent source, ``[doc]`` official docs, ``[3p]`` third-party readings).
+result never spans a cut). Each store names its sources in ``evidence`` and its notes, with
+a grade: ``[code]`` the agent's source at a commit, ``[doc]`` its official documentation,
+``[3p]`` third-party readings (Claude Code is closed source).
 
 Read-only. Every memory file is read beneath its own memory root
 (:func:`~rulelens.memory.beneath.read_beneath`); a link out of a root is listed as skipped
