@@ -270,7 +270,7 @@ def main() -> int:
               f" cold <= 5x stat {'MET' if cold_ok else 'MISSED'}")
         if args.profiles:
             _profiles.report(root, {"HOME": str(home), "PATH": os.environ.get("PATH", "")},
-                             dirs, args.profiles, new_resolver)
+                             dirs, args.profiles)
         return 0
     finally:
         if not args.keep:

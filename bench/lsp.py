@@ -16,11 +16,17 @@ a file never opened before (after a warm-up of 1,000 others in the same director
 nothing about a closed document may remain, so its RSS (VmRSS) must not grow with the
 count. Then every server idles a second and its VmRSS is read.
 
+With ``--with-session MIB`` (issue 22) the fake home also holds a Codex rollout of that
+size recorded in the repository, and one more server answers lens and hover requests (cold
+on new files and warm, alternating) while its ``rulelens/verify`` reads that rollout.
+
 Prints p50/p95 in milliseconds, ratios to the baseline, the servers' peak RSS (VmHWM),
 the RSS growth over the cycles and the idle RSS. Targets: warm p95 < 10 ms, cold p95 <
 50 ms, peak RSS < 100 MB, growth over the cycles < 5 MB, idle RSS < 100 MB.
 
     .venv/bin/python bench/lsp.py [--files 2000] [--cycles 8000] [--keep DIR]
+    .venv/bin/python bench/lsp.py --agents default   # no setting: the agents present
+    .venv/bin/python bench/lsp.py --with-session 512  # also: latency during a session read
     .venv/bin/python bench/lsp.py --startup [--rounds 15]   # start-up only: bench/_startup.py
 """
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import statistics
@@ -104,8 +111,9 @@ async def timed(fn: Callable[[], Awaitable[object]]) -> float:
 class Session:
     def __init__(self, repo: Path, env: dict[str, str], agents: str = "all") -> None:
         self.repo, self.env = repo, env
-        self.options: dict[str, object] = {"agents": agents if agents == "all"
-                                           else agents.split(",")}
+        self.options: dict[str, object] = (
+            {} if agents == "default" else {"agents": agents if agents == "all"
+                                            else agents.split(",")})
         self.client = LanguageClient("rulelens-bench", "0")
 
         @self.client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
@@ -114,6 +122,10 @@ class Session:
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def _diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            return None
+
+        @self.client.feature(protocol.CHAIN_CHANGED)
+        def _changed(params: object) -> None:  # a last-session verdict came in
             return None
 
     async def __aenter__(self) -> Session:
@@ -227,6 +239,67 @@ async def measure(kind: str, repo: Path, env: dict[str, str], files: list[Path],
         return peak_rss_mb(s.pid), await s.idle_rss_mb()
 
 
+def build_rollout(home: Path, repo: Path, mib: int) -> Path:
+    """A Codex rollout recorded in ``repo`` under ``home/.codex/sessions``: its header, about
+    ``mib`` MiB of ordinary event lines, then the AGENTS.md message (the exact format
+    ``rulelens verify`` reads: see ``agents/sessionfacts.py``)."""
+    folder = home / ".codex" / "sessions" / "2026" / "09" / "02"
+    folder.mkdir(parents=True, exist_ok=True)
+    sid = "0199a1b2-0000-7000-8000-00000000be4c"
+    path = folder / f"rollout-2026-09-02T08-00-00-{sid}.jsonl"
+    stamp = "2026-09-02T08:00:00.000Z"
+    meta = {"timestamp": stamp, "type": "session_meta", "payload": {
+        "id": sid, "timestamp": stamp, "cwd": str(repo), "originator": "codex_cli_rs",
+        "cli_version": "0.63.0"}}
+    event = json.dumps({"timestamp": stamp, "type": "event_msg", "payload": {
+        "type": "agent_message", "message": "z" * 900}}).encode() + b"\n"
+    block = event * ((1 << 20) // len(event))
+    text = (repo / "AGENTS.md").read_text()
+    last = {"timestamp": stamp, "type": "response_item", "payload": {
+        "type": "message", "role": "user", "content": [{"type": "input_text", "text":
+            f"# AGENTS.md instructions for {repo}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>"}]}}
+    with path.open("wb") as fh:
+        fh.write(json.dumps(meta).encode() + b"\n")
+        for _ in range(mib):
+            fh.write(block)
+        fh.write(json.dumps(last).encode() + b"\n")
+    return path
+
+
+async def during_session(repo: Path, env: dict[str, str], warm: list[Path],
+                         cold: list[Path], results: dict[str, list[float]],
+                         agents: str) -> float:
+    """Lens and hover latency while ``rulelens/verify`` reads the rollout: warm requests on
+    ``warm`` (answered once before) alternate with cold ones on ``cold``. Returns the
+    seconds the read took."""
+    async with Session(repo, env, agents) as s:
+        uris = [s.open(p) for p in warm]
+        for uri in uris:
+            await timed(s.lens(uri))
+            await timed(s.hover(uri))
+        began = time.perf_counter()
+        pending = asyncio.ensure_future(s.client.protocol.send_request_async(
+            protocol.VERIFY, {"uri": uris[0], "agent": "codex"}))
+        i = 0
+        while not pending.done():
+            uri = uris[i % len(uris)]
+            results.setdefault("lens warm, session read", []).append(await timed(s.lens(uri)))
+            results.setdefault("hover warm, session read", []).append(
+                await timed(s.hover(uri)))
+            if i < len(cold):
+                new = s.open(cold[i])
+                kind = "lens" if i % 2 == 0 else "hover"
+                request = s.lens(new) if kind == "lens" else s.hover(new)
+                results.setdefault(f"{kind} cold, session read", []).append(
+                    await timed(request))
+            i += 1
+        answer = await pending
+        verdict = answer["verdict"] if isinstance(answer, dict) else answer.verdict
+        if verdict != "match":
+            raise RuntimeError(f"verify did not read the rollout: {answer}")
+        return time.perf_counter() - began
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=2000)
@@ -235,8 +308,12 @@ def main() -> int:
     parser.add_argument("--keep", help="build the repository here and keep it")
     parser.add_argument("--agents", default="all",
                         help="the rulelens.agents setting: `all` (default: every profile, so"
-                             " the per-agent lens and hover table are computed) or a comma list"
-                             " (`grok` measures Grok alone)")
+                             " the per-agent lens and hover table are computed), a comma list"
+                             " (`grok` measures Grok alone) or `default` (no setting sent: the"
+                             " agents whose files exist in the workspace)")
+    parser.add_argument("--with-session", type=int, default=0, metavar="MIB",
+                        help="also measure lens and hover while rulelens/verify reads a Codex"
+                             " rollout of MIB MiB recorded in the repository (issue 22)")
     parser.add_argument("--startup", action="store_true",
                         help="only the start-up section (bench/_startup.py): initialize and "
                              "first code lens on the demo vs python -c pass")
@@ -259,6 +336,11 @@ def main() -> int:
         print(f"agents enabled: {args.agents}")
         sessions = [asyncio.run(measure(kind, repo, env, files, results, args.agents))
                     for kind in ("lens", "hover")]
+        read_s = None
+        if args.with_session:
+            build_rollout(home, repo, args.with_session)
+            read_s = asyncio.run(during_session(repo, env, files[:50], files[50:], results,
+                                                args.agents))
         rss = [peak for peak, _ in sessions]
         cyc = asyncio.run(cycles(repo, env, cycle_files[:warm_n], cycle_files[warm_n:]))
         idle = max([idle for _, idle in sessions] + [cyc.idle])
@@ -284,6 +366,14 @@ def main() -> int:
             "idle RSS < 100 MB": idle < 100,
             "no document state after close": not any(cyc.documents.values()),
         }
+        if read_s is not None:
+            print(f"rulelens/verify read a {args.with_session} MiB rollout in {read_s:.1f} s")
+            checks["warm p95 < 10 ms while a session is read"] = max(
+                pct(results["lens warm, session read"], .95),
+                pct(results["hover warm, session read"], .95)) < 10
+            checks["cold p95 < 50 ms while a session is read"] = max(
+                pct(results["lens cold, session read"], .95),
+                pct(results["hover cold, session read"], .95)) < 50
         for name, ok in checks.items():
             print(f"  {'met' if ok else 'MISSED'}: {name}")
         return 0

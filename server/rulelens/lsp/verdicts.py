@@ -32,7 +32,8 @@ class Verdicts:
 
     def __init__(self, pool: Executor, compute: Callable[[str, str, str], dict[str, Any] | None],
                  ttl: float = TTL_S,
-                 on_change: Callable[[Key], None] | None = None) -> None:
+                 on_change: Callable[[Key, dict[str, Any] | None, dict[str, Any] | None],
+                                     None] | None = None) -> None:
         self._pool = pool
         self._compute = compute
         self._ttl = ttl
@@ -98,7 +99,7 @@ class Verdicts:
                 self._schedule(key)
         if self._on_change is not None and (before is None or before[1] != result):
             with contextlib.suppress(Exception):  # telling the client must not lose it
-                self._on_change(key)
+                self._on_change(key, before[1] if before is not None else None, result)
 
     def clear(self) -> None:
         with self._lock:

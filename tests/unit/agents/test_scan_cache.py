@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 from rulelens.agents import fsio, scan
 from rulelens.lsp.session import Session
+from rulelens.rules.model import Chain
 
 
 def _repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
@@ -101,3 +103,47 @@ def test_a_scan_cache_is_bounded_and_large_files_are_not_kept(tmp_path: Path) ->
         assert len(fsio.read_text(str(big)) or "") == fsio.CACHED_READ + 1
     assert len(cache) == 3
     assert cache.get(("read", str(big), fsio.READ_CAP), lambda: "missing") is None
+
+
+def test_views_of_a_file_no_editor_has_open_are_not_kept(tmp_path: Path) -> None:
+    repo, env = _repo(tmp_path)
+    session = _session(repo, env)
+    assert _texts(session, repo / "src" / "a.py")["codex"]
+    assert session.agent_view_cache.size() == 0  # a request's file, never opened
+    uri = (repo / "src" / "a.py").as_uri()
+    session.open(uri)
+    _texts(session, repo / "src" / "a.py")
+    assert session.agent_view_cache.size() == 2  # one view per enabled agent
+    session.close(uri)
+    assert session.agent_view_cache.size() == 0
+
+
+def test_two_threads_asking_at_once_share_one_computation(tmp_path: Path) -> None:
+    repo, env = _repo(tmp_path)
+    session = _session(repo, env)
+    resolver = session.resolver
+    assert resolver is not None
+    path = str(repo / "src" / "a.py")
+    calls: list[str] = []
+    another = threading.Event()
+
+    def resolve(cwd: str) -> Chain:
+        calls.append(cwd)
+        if len(calls) == 1:  # the first computation lingers: does a second one start?
+            another.wait(0.5)
+        else:
+            another.set()
+        return resolver.resolve(cwd)
+
+    got: list[list[object]] = []
+
+    def ask() -> None:
+        got.append(list(session.agent_view_cache.views(path, str(repo), ["grok"], resolve)))
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls.count(str(repo)) == 1
+    assert len(got) == 2 and got[0][0] is got[1][0]
