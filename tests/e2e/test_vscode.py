@@ -49,7 +49,9 @@ ARTIFACTS = Path(os.environ.get("RULELENS_ARTIFACTS", ROOT / "artifacts"))
 # skips the gitignored CLAUDE.local.md and does not load the nested src/app/AGENTS.md (below
 # the start directory). The demo has files for most agents, so most groups are shown.
 DEEP_FILE = "src/app/handlers/orders.py"
-LENS_EXPECT = "Grok 5 · Claude 3 · Codex 1"
+#: The lens starts so; each agent's part also carries its start cost (`Grok 5 · 161 tok`).
+LENS_EXPECT = "Grok 5 · "
+LENS_RE = r"Grok 5 · \d+ tok · Claude 3 · \d+ tok · Codex 1 · \d+ tok"
 TREE_EXPECT = ["Grok", "1. personal.md", "Codex CLI", "CLAUDE.local.md"]
 
 # Memory search: examples/demo/home/.grok/memory/demo-shop-5a7bd946/MEMORY.md lines 5-11 are the
@@ -240,6 +242,12 @@ def test_code_lens_view_and_status_bar_as_a_person_sees_them(driven: dict[str, A
     assert any("CLAUDE.local.md" in r and "gitignored" in r for r in rows), rows
     assert any("src/app/" in r and "below-start-dir" in r for r in rows), rows
     assert "start: ./" in driven["viewHeader"], driven["viewHeader"]
+    # The lens carries each agent's start cost: `Grok 5 · 161 tok · Claude 3 · 33 tok …`.
+    assert re.match(LENS_RE, lens), lens
+    # The screenshot shows a match and a difference: the demo's recorded sessions.
+    verdicts = " ".join(driven["sessionRows"])
+    assert "Last session: ✓ matches your Grok session of 2026-09-01 13:40 UTC" in verdicts
+    assert "Last session: ⚠ differs: CLAUDE.local.md predicted start, absent" in verdicts
     assert Path(ARTIFACTS / "vscode-active-rules.png").stat().st_size > 10_000
 
 
@@ -285,9 +293,15 @@ def test_extension_view_of_lenses_hovers_and_tree(driven: dict[str, Any]) -> Non
     assert ("CLAUDE.local.md", "./ · not loaded: gitignored ᶜ") in grok, grok
     assert ("AGENTS.md", "src/app/ · not loaded: below-start-dir ᶜ") in grok, grok
     claude = [i["description"] for i in items if i.get("group") == "Claude Code"]
-    assert claude and all(d.endswith(("ᵈ", "†")) for d in claude), claude
+    # ᵒ: the file the agent's last session here shows it loaded (the stale Claude session
+    # had ~/.claude/CLAUDE.md only).
+    assert claude and all(d.endswith(("ᵈ", "†", "ᵒ")) for d in claude), claude
+    observed = [(i["label"], i["description"]) for i in items
+                if i.get("group") == "Claude Code" and i["description"].endswith("ᵒ")]
+    assert [label for label, _d in observed] == ["1. CLAUDE.md"], observed
     # A new agent's group (the demo has .clinerules): Cline, from its code.
-    cline = [i["description"] for i in items if i.get("group") == "Cline"]
+    cline = [i["description"] for i in items if i.get("group") == "Cline"
+             and not i["label"].startswith("Other agents' files")]  # folded: no file, no mark
     assert "Cline" in agent_groups and cline and all(d.endswith(("ᶜ", "†")) for d in cline), cline
     codex = [(i["label"], i["description"]) for i in items if i.get("group") == "Codex CLI"]
     assert any(label == "AGENTS.override.md" and desc.startswith("src/ · may pull in")
@@ -392,8 +406,9 @@ def test_untrusted_folder_line_and_status_bar(driven: dict[str, Any]) -> None:
     """Without the demo's `grok --trust` grant, Grok 1.0.45 withholds the project files."""
     assert driven["trustRow"].startswith("Folder not trusted yet: ")
     assert "project files withheld; run `grok --trust` here" in driven["trustRow"]
-    assert re.match(r"Grok \d+ \(\+\d+ after trust\)", driven["trustStatus"]), driven[
-        "trustStatus"]
+    # (named from its start directory when sessions start elsewhere: `from src/app/: …`)
+    assert re.match(r"(from \S+: )?Grok \d+ \(\+\d+ after trust\) · \d+ tok",
+                    driven["trustStatus"]), driven["trustStatus"]
 
 
 def test_nothing_written_to_the_real_home(driven: dict[str, Any]) -> None:

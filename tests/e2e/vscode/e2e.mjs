@@ -139,6 +139,12 @@ try {
   await status.click();
   await rows.filter({ hasText: "Codex CLI" }).first().waitFor({ timeout: 20000 });
   step("status bar click reopened Active Rules");
+  // Each agent's last recorded session (computed in the background; a chainChanged refreshes
+  // the view): Grok's matches, Claude Code's (the demo's deliberately stale one) differs.
+  await rows.filter({ hasText: "Last session: ✓ matches" }).first().waitFor({ timeout: 60000 });
+  await rows.filter({ hasText: "Last session: ⚠ differs" }).first().waitFor({ timeout: 60000 });
+  result.sessionRows = (await rows.allInnerTexts()).filter((r) => r.includes("Last session: "));
+  step("last-session verdicts", { rows: result.sessionRows.length });
   // One group per agent; the header names the start directory.
   result.viewHeader = (await page.locator(".part.sidebar .composite.title, .part.sidebar .pane-header").allInnerTexts()).join(" ").replace(/\s+/g, " ");
   step("per-agent groups", { header: result.viewHeader });
