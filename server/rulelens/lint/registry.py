@@ -370,7 +370,10 @@ CHECKS: tuple[Check, ...] = (
        " one it sees last (deeper last for Grok and Codex; OpenCode merges deepest first;"
        " Zed reads one file, so never both). Sibling folders and files no agent loads"
        " together are not compared; scoped wording (\"npm for the docs site, pnpm"
-       " elsewhere\", \"when\", \"unless\", \"only\") claims nothing.",
+       " elsewhere\", \"when\", \"unless\", \"only\") claims nothing. Bounded work: at most"
+       " five findings per file, texts over 64 KiB are not read for claims, and a run"
+       " computes every agent's order for the first four folders with a contradiction"
+       " (later ones name Grok's order).",
        ("issue #23 (two .claude/rules files with MUST / MUST NOT that deadlock the agent)",
         "rulelens.agents views (load order per agent)", "skillsaw contradictions"), False,
        bad="AGENTS.md: Use pnpm for everything.\napps/web/AGENTS.md: Always use npm here.",

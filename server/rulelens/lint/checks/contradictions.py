@@ -62,6 +62,10 @@ _POLARITY = re.compile(r"\b(?:always|never|must|mustn't|don't|do not)\b", re.IGN
 #: Findings per document at most (a file that contradicts a whole rules directory says so
 #: in a few lines, not hundreds).
 _MAX = 5
+#: Folders per session whose every agent's load order is computed (see _loaded_together).
+MAX_FOLDERS = 4
+#: Larger texts are not read for claims (bounded work per file; a rule file is short).
+MAX_CLAIM_CHARS = 64 * 1024
 #: Lines worth splitting into sentences: one search per line, most lines have none.
 _TRIGGER = re.compile(r"\b(?:use[sd]?|using|prefer|always|never|must|mustn't|don't|do not"
                       r"|avoid|indent\w*|written|managed|runner|formatter|package manager)\b",
@@ -149,7 +153,18 @@ def conflicts(mine: list[Claim], theirs: list[Claim]) -> Iterator[tuple[Claim, C
 
 def _partners(ctx: Context) -> list[str]:
     """Instruction files of this folder and its ancestors (up to the repository root)
-    that can load with this one, the document itself left out."""
+    that can load with this one, the document itself left out (listed once per folder
+    and session)."""
+    key = ("RL406 partners", ctx.doc.fmt.owner)
+    found = ctx.caches.memo.get(key)
+    if found is None:
+        found = ctx.caches.memo[key] = [(p, os.path.realpath(p)) for p in _list_partners(ctx)]
+    assert isinstance(found, list)
+    mine = ctx.canonical_path
+    return [p for p, real in found if real != mine]
+
+
+def _list_partners(ctx: Context) -> list[str]:
     from rulelens.agents.registry import AGENTS
 
     names = {n.name for a in AGENTS for row in a.profiles for n in row.named_files}
@@ -180,8 +195,7 @@ def _partners(ctx: Context) -> list[str]:
         if parent == directory:
             break
         directory = parent
-    mine = os.path.realpath(doc.path)
-    return [p for p in dict.fromkeys(out) if os.path.realpath(p) != mine]
+    return list(dict.fromkeys(out))
 
 
 def _reported_here(ctx: Context, other: str) -> bool:
@@ -201,6 +215,8 @@ def run(ctx: Context) -> None:
     if not any(w in low for w in ("use", "always", "never", "indent", "must", "don't",
                                   "do not")):
         return
+    if len(text) > MAX_CLAIM_CHARS:
+        return
     mine = claims(text[doc.offset_of_line(doc.body_line):] if doc.body_line else text)
     if not mine:
         return
@@ -213,7 +229,8 @@ def run(ctx: Context) -> None:
         related = ctx.caches.related.get(other, ctx.disk)
         theirs = related.memo.get("claims")
         if theirs is None:
-            theirs = related.memo["claims"] = claims(related.text)
+            theirs = related.memo["claims"] = claims(related.text) \
+                if len(related.text) <= MAX_CLAIM_CHARS else []
         assert isinstance(theirs, list)
         for a, b, subject in conflicts(mine, theirs):
             readers = _loaded_together(ctx, other)
@@ -244,10 +261,17 @@ def _loaded_together(ctx: Context, other: str) -> str:
     other_real = os.path.realpath(other)
     deeper = ctx.doc.path if _reported_here(ctx, other) else other
     cwd = classify(deeper).owner
-    key = ("RL406 orders", cwd, deeper)
+    key = ("RL406 orders", cwd)  # any file of the folder: the views differ only in scope
     cached = ctx.caches.memo.get(key)
     if cached is None:
-        cached = ctx.caches.memo[key] = _orders(ctx, cwd, deeper)
+        folders = ctx.caches.memo.get("RL406 folders", 0)
+        assert isinstance(folders, int)
+        ctx.caches.memo["RL406 folders"] = folders + 1
+        # Every agent's view reads every rules directory (~0.25 s for 400 rule files):
+        # past MAX_FOLDERS folders a run names Grok's order only (bench/lint.py's
+        # word-salad tree contradicts itself in all 101 folders).
+        cached = ctx.caches.memo[key] = _orders(ctx, cwd, deeper,
+                                                everyone=folders < MAX_FOLDERS)
     assert isinstance(cached, list)
     parts: list[str] = []
     for display, order in cached:
@@ -257,7 +281,8 @@ def _loaded_together(ctx: Context, other: str) -> str:
     return ", ".join(parts)
 
 
-def _orders(ctx: Context, cwd: str, deeper: str) -> list[tuple[str, list[str]]]:
+def _orders(ctx: Context, cwd: str, deeper: str, everyone: bool = True
+            ) -> list[tuple[str, list[str]]]:
     """Each agent's load order (real paths) for ``deeper`` in a session at ``cwd``, once
     per session and folder (the views read every rules directory)."""
     from rulelens.agents.registry import AGENTS
@@ -271,6 +296,8 @@ def _orders(ctx: Context, cwd: str, deeper: str) -> list[tuple[str, list[str]]]:
             if ctx.chain is None or cwd != ctx.doc.fmt.owner:
                 continue
             order = [os.path.realpath(f.path) for f in ctx.chain.files]
+        elif not everyone:
+            continue
         else:
             try:
                 view = agent.view(cwd, deeper, env)
