@@ -92,6 +92,10 @@ CASES = [
     C("turbo-run", {"package.json": ROOT_PKG, "turbo.json": '{"tasks": {"build": {}}}\n'},
       "`turbo run deploy`\n", good_doc="`pnpm turbo run build lint`\n",
       says="no task `deploy`"),
+    C("nx-run", {"package.json": ROOT_PKG, "nx.json": "{}\n",
+                 "apps/web/project.json": '{"name": "web", "targets": {"build": {}}}\n'},
+      "`nx run mobile:build`\n", good_doc="`nx run web:build`\n",
+      says="no project `mobile`"),
     # ---------------------------------------------------------------------- make
     C("make-target", {"Makefile": "test:\n\tpytest\n"}, "```sh\nmake lint\n```\n",
       good_files={"Makefile": "test:\n\tpytest\nlint:\n\truff .\n"},
@@ -210,6 +214,8 @@ def test_symlinked_instruction_file_reports_once(repo: Repo) -> None:
 
 
 PATH_SILENT = {
+    "list-indented-fence": "1. Build the path:\n\n    ```ts\n    const p = `${root}/src/gone.ts`;\n"
+                           "    const q = `src/feature/missing.ts`;\n    ```",
     "other-repo": "The front pages (see `agent_docs/docs-conventions.md` in that repo).",
     "create": "Create `src/feature/new_module.py` for the handler.",
     "personal": "Put your keys in `.claude/settings.local.json` or `config/.env.local`.",
