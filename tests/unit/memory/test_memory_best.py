@@ -9,7 +9,15 @@ import time
 import pytest
 from memhome import MemHome
 
-from rulelens.memory.best import BestSettings, best_search, fact_time, matched_line
+from rulelens.memory.best import (
+    BestExplanation,
+    BestSettings,
+    best_search,
+    fact_time,
+    forms,
+    matched_line,
+    stem,
+)
 from rulelens.memory.context import first_turn_block, post_compaction_block
 from rulelens.memory.embedders import LocalEmbedder
 from rulelens.memory.explain import agent_explanations
@@ -134,3 +142,30 @@ def test_first_turn_block_greeting_threshold_and_framing(indexed: MemoryIndex) -
     assert scores and min(scores) >= 0.9 and new.results == len(scores)
     post = post_compaction_block(indexed, "", settings, framing=True)
     assert post.query == "project context"
+
+
+def test_stem_cuts_plural_and_verb_endings_only() -> None:
+    assert [stem(w) for w in ("rains", "raining", "rained", "policies", "accounts")] == [
+        "rain", "rain", "rain", "policy", "account"]
+    assert [stem(w) for w in ("class", "is", "bus", "ring", "node")] == [
+        "class", "is", "bus", "ring", "node"]
+    words = ("rain", "rains", "raining", "policy", "policies", "lock", "locked", "locking",
+             "class", "classes", "bus", "buses", "is", "as", "node", "nodes")
+    for k in words:  # forms() is exactly the words stem() maps to the keyword's stem
+        assert {w for w in words if w in forms(k)} == {w for w in words if stem(w) == stem(k)}
+
+
+def test_coverage_counts_a_keyword_under_another_ending(indexed: MemoryIndex,
+                                                        local: LocalEmbedder) -> None:
+    q = "locking account"  # the note says "Lock both accounts"
+    vec = local.embed([q])[0]
+
+    def deadlock(settings: BestSettings) -> BestExplanation:
+        out = best_search(indexed, q, query_vector=vec, settings=settings)
+        return next(r.explanation for r in out.results + out.cut
+                    if "Deadlock in transfers" in r.snippet)
+
+    assert deadlock(BestSettings(stem_coverage=False)).coverage == 0.0
+    stemmed = deadlock(BestSettings())
+    assert stemmed.coverage == 1.0
+    assert stemmed.matched == ("locking", "account")
