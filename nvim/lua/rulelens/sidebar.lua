@@ -100,6 +100,33 @@ function S.wrap(text, cols, indent)
   return out
 end
 
+--- The per-agent headline wrapped between agents, never inside one: `Codex 1 · 63 tok`
+--- (and a trailing `+3 more`) stay on one line; each line but the last ends with ` ·`.
+function S.wrap_headline(text, cols, indent)
+  local groups = {}
+  for part in (tostring(text) .. " · "):gmatch("(.-) · ") do
+    if #groups > 0 and part:match("^[%d+]") then
+      groups[#groups] = groups[#groups] .. " · " .. part
+    else
+      table.insert(groups, part)
+    end
+  end
+  local out, line = {}, ""
+  for i, group in ipairs(groups) do
+    local piece = group .. (i < #groups and " ·" or "")
+    if line == "" then
+      line = (#out == 0 and "" or indent) .. piece
+    elseif #line + 1 + #piece > cols then
+      table.insert(out, line)
+      line = indent .. piece
+    else
+      line = line .. " " .. piece
+    end
+  end
+  if line ~= "" then table.insert(out, line) end
+  return out
+end
+
 local function set_lines(lines)
   local buf = ensure_buf()
   vim.bo[buf].modifiable = true
@@ -239,8 +266,8 @@ function S.format_agents(name, views, cols, headline)
     return lines, entries
   end
   if headline and headline ~= vim.NIL then
-    -- The whole headline, wrapped at its " · " joints to the window: never cut off.
-    for _, l in ipairs(S.wrap(headline, cols or 64, "  ")) do add(l) end
+    -- The whole headline, wrapped between agents to the window: never cut off.
+    for _, l in ipairs(S.wrap_headline(headline, cols or 64, "  ")) do add(l) end
     local any = false
     for _, view in ipairs(views) do
       if #view.files > 0 then any = true end

@@ -98,6 +98,12 @@ local ok, err = pcall(function()
   vim.cmd("RuleLensChain all")
   assert(vim.wait(15000, function() return sidebar_has("Laravel Boost — start directory") end, 50),
     ":RuleLensChain all showed no per-agent views")
+  -- Each agent's last recorded session is computed in the background; rulelens/chainChanged
+  -- refreshes the sidebar once it is in: Codex's matches, Claude Code's (stale) differs.
+  assert(vim.wait(60000, function()
+    return sidebar_has("last session: ✓ matches your Codex CLI session")
+      and sidebar_has("last session: ⚠ differs: ")
+  end, 50), "the sidebar never showed the last sessions' verdicts")
   results.agents_sidebar = sidebar_lines()
   -- :RuleLensChain completes what the server's registry lists (rulelens/agents), and `all`.
   results.complete = require("rulelens.sidebar").complete()
