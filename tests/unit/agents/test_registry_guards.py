@@ -41,6 +41,9 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
     "agents/sessionfacts.py": dict.fromkeys(
         ("grok", "claude", "codex", "gemini", "cursor", "copilot", "boost"),
         "session facts per agent (verify); keys checked against the registry below"),
+    "lsp/sessionwatch.py": dict.fromkeys(
+        ("grok", "claude", "codex", "gemini"),
+        "where each agent's session files are, for the verify watch (would fit sessions/<id>)"),
     "sessions/verify.py": dict.fromkeys(("claude", "codex"),
                                         "session-format specifics of verify"),
     "lsp/protocol.py": dict.fromkeys(("grok", "claude", "codex", "gemini", "qwen"),

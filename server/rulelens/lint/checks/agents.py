@@ -67,12 +67,12 @@ def _codex_config(ctx: Context) -> dict[str, Any]:
     when a ``config.toml`` changes); one it cannot parse (nested too deeply, say) counts as
     none here: ``chain --agent codex`` reports it."""
     memo = ctx.caches.agent_configs
-    if "codex" not in memo:
+    if codex.ID not in memo:
         try:
-            memo["codex"] = codex.read_config(agent_env(ctx))[0]
+            memo[codex.ID] = codex.read_config(agent_env(ctx))[0]
         except ConfigError:
-            memo["codex"] = {}
-    found: dict[str, Any] = memo["codex"]
+            memo[codex.ID] = {}
+    found: dict[str, Any] = memo[codex.ID]
     return found
 
 
