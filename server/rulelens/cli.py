@@ -274,7 +274,8 @@ def _cmd_agents(args: argparse.Namespace) -> int:
 
     default = agent_profile(DEFAULT_AGENT).id
     rows = [{"id": p.id, "title": p.title, "default": p.id == default,
-             "renderers": list(p.renderers),
+             "renderers": list(p.renderers), "evidence": p.evidence,
+             "evidence_source": p.source,
              "sources": [{"note": s.note, "upstream": s.upstream} for s in p.sources]}
             for p in PROFILES]
     seen = _seen_in_sessions(rows, PROFILES)
@@ -285,6 +286,7 @@ def _cmd_agents(args: argparse.Namespace) -> int:
     for row in rows:
         mark = f"  (default: `{DEFAULT_AGENT}`)" if row["default"] else ""
         out.append(f"{row['id']}  {row['title']}{mark}")
+        out.append(f"    evidence: {row['evidence']} ({row['evidence_source']})")
         for src in row["sources"]:  # type: ignore[attr-defined]
             out.append(f"    {src['note']}: {src['upstream']}")
         out.append(f"    sessions on this machine: {seen[str(row['id'])]}")

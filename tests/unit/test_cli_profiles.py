@@ -174,6 +174,12 @@ def test_agents_lists_profiles_with_sources(h: Home) -> None:
     assert [(r["id"], r["default"]) for r in rows][:2] == [("grok@1.0.6", False),
                                                            ("grok@1.0.45", True)]
     assert all(r["sources"] for r in rows)
+    # How sure each row is, and its main source (issue 21).
+    by_id = {r["id"]: r for r in rows}
+    assert by_id["codex@0cf644a"]["evidence"] == "code"
+    assert by_id["claude@2.1"]["evidence"] == "docs"
+    assert by_id["claude@2.1"]["evidence_source"].startswith("https://code.claude.com/")
+    assert "    evidence: docs (https://code.claude.com/docs/en/memory (seen 2026-08))" in text
 
 
 def test_unknown_agent_is_one_line(h: Home) -> None:
