@@ -286,7 +286,8 @@ def _environ(home: str) -> dict[str, str]:
             "PATH": os.environ.get("PATH", "")}
 
 
-def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool) -> None:
+def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool,
+                 side_only: bool = False) -> None:
     files = build(dest, n_files, spread=spread)
     home = os.path.join(dest, "home")
     environ = _environ(home)
@@ -296,6 +297,8 @@ def run_scenario(label: str, dest: str, n_files: int, rounds: int, spread: bool)
           f" {_Loader.__name__}")
     side_by_side("side by side (targets: cold <= 1.5x, warm <= 1.0x)", os.path.join(dest, "repo"),
                  {**os.environ, **environ}, rounds)
+    if side_only:
+        return
     baseline(files)  # warm the page cache for both measurements
     base_t: list[float] = []
     lint_t: list[tuple[float, float]] = []
@@ -340,6 +343,8 @@ def main() -> int:
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--keep", help="build the trees here and keep them")
+    ap.add_argument("--side-only", action="store_true",
+                    help="only the side-by-side wall times (no in-process breakdown)")
     ap.add_argument("--corpus", help="a directory of checked-out real repositories: each is"
                     " linted by both tools, cold and warm (issue #23)")
     ap.add_argument("--scenario", choices=("root", "spread", "both"), default="both",
@@ -350,12 +355,13 @@ def main() -> int:
     try:
         if args.scenario in ("root", "both"):
             run_scenario("root rules: the target's scenario", os.path.join(dest, "root"),
-                         args.files, args.rounds, spread=False)
+                         args.files, args.rounds, spread=False, side_only=args.side_only)
         if args.scenario in ("spread", "both"):
             if args.scenario == "both":
                 print()
             run_scenario("spread rules: second scenario, rule files in package directories",
-                         os.path.join(dest, "spread"), args.files, args.rounds, spread=True)
+                         os.path.join(dest, "spread"), args.files, args.rounds, spread=True,
+                         side_only=args.side_only)
         print()
         home = os.path.join(dest, "one-home")
         os.makedirs(os.path.join(home, ".grok"))
