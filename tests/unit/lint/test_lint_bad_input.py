@@ -113,3 +113,13 @@ def test_unclosed_frontmatter_in_large_file_is_bounded() -> None:
     found = lint_document("/r/.claude/rules/x.md", text, None, DEFAULT)
     assert "RL102" in codes(found) or "RL103" in codes(found)
     assert time.monotonic() - start < 30
+
+
+def test_a_huge_invalid_glob_is_named_short_in_the_message(repo: Repo) -> None:
+    """RL113 names a 5,000-character glob by its start and length, not whole (CI logs)."""
+    glob = "{" * 40 + "a" * 4_960
+    repo.files({".claude/rules/huge.md": f'---\npaths:\n  - "{glob}"\n---\nUse hints.\n'})
+    found = [f for f in repo.lint(".claude/rules/huge.md") if f.code == "RL113"]
+    assert found, "the huge glob was not reported"
+    assert all(len(f.message) < 300 for f in found), [len(f.message) for f in found]
+    assert "5,000 characters" in found[0].message

@@ -478,7 +478,8 @@ def _glob_values(ctx: Context, f: Field, *, split_strings: bool) -> None:
     for glob, rng in entries:
         why = ctx.caches.globs.problem(glob)
         if why is not None:
-            ctx.emit("RL113", f"Invalid glob `{glob}`: {why}.", rng)
+            shown = glob if len(glob) <= 80 else f"{glob[:60]}… ({len(glob):,} characters)"
+            ctx.emit("RL113", f"Invalid glob `{shown}`: {why}.", rng)
         else:
             valid.append((glob, rng))
     if not valid or not check_workspace or not ctx.config.enabled("RL114"):
