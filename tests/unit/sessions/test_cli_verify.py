@@ -106,3 +106,32 @@ def test_agents_lists_the_newest_version_seen_in_sessions(ws: Workspace) -> None
                           timeout=120, check=True).stdout
     assert ("sessions on this machine: newest Claude Code 2.3.1 — newer than this profile"
             " models") in text
+
+
+def test_chain_json_grades_what_the_last_session_loaded_observed(ws: Workspace) -> None:
+    """``rulelens chain --json``: the file the newest Codex rollout in this directory shows
+    injected is ``evidence: "observed"``, its source naming the session; edited since, the
+    source says so; a file the session did not carry keeps its ``code`` grade."""
+    ws.write("AGENTS.md", "Use pytest.\n")
+    ws.write("src/app.py", "x = 1\n")
+    ws.write("src/AGENTS.md", "Nested.\n")
+    cwd = str(ws.repo)
+
+    def chain() -> dict[str, tuple[str, str]]:
+        done = subprocess.run([RULELENS, "chain", str(ws.repo / "src" / "app.py"), "--agent",
+                               "codex", "--cwd", cwd, "--json"], env=ws.env,
+                              capture_output=True, text=True, timeout=120, check=True)
+        return {f["path"]: (f["evidence"], f["evidence_source"])
+                for f in json.loads(done.stdout)["files"]}
+
+    top, nested = str(ws.repo / "AGENTS.md"), str(ws.repo / "src" / "AGENTS.md")
+    before = chain()
+    assert before[top][0] == "code" and before[nested][0] == "code", before
+    path = codex_rollout(ws.home / ".codex", cwd, "2026-09-01T10-00-00", UUID,
+                         codex_text(cwd, None, ["Use pytest.\n"]))
+    after = chain()
+    assert after[top] == ("observed", f"your codex session {UUID} of 2026-09-01T10:00:00Z"
+                                      f" ({path})"), after
+    assert after[nested][0] == "code", after  # may pull in: not in the session
+    ws.write("AGENTS.md", "Use pytest -q.\n")
+    assert chain()[top][1].endswith("; edited since")
