@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 
 from rulelens.agents import fsio, profiles
-from rulelens.agents.globmatch import first_match
+from rulelens.agents.globmatch import first_match, refused_notes
 from rulelens.agents.meta import safe_yaml
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
@@ -161,6 +161,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
             b.skip(path, "stale-index", f"not listed in index.md (paths: {', '.join(globs)});"
                    " the model will not find it by glob until `php artisan boost:update`")
             continue
+        b.notes.extend(refused_notes(path, "paths", listed))
         hit = first_match(listed, rel) if rel is not None else None
         if hit is not None:
             text = fsio.read_text(path) or ""

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 
 from rulelens.agents import fsio, profiles
-from rulelens.agents.globmatch import first_match, split_globs
+from rulelens.agents.globmatch import first_match, refused_notes, split_globs
 from rulelens.agents.meta import yaml_meta
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, Role, ViewBuilder, ViewFile
@@ -76,6 +76,7 @@ def _instructions(b: ViewBuilder, directory: str, rel: str | None, role: Role,
         text = fsio.read_text(path) or ""
         meta, body, err = yaml_meta(text)
         globs = split_globs(meta.get("applyTo"))
+        b.notes.extend(refused_notes(path, "applyTo", globs))
         size = fsio.size(path)
         extra = _exclude_note(meta) + _review_note(text) + where
         if err:
@@ -121,6 +122,7 @@ def view(cwd: str, file: str | None, env: Mapping[str, str]) -> AgentView:
         text = fsio.read_text(path) or ""
         meta, body, _err = yaml_meta(text)
         globs = split_globs(meta.get("paths")) or ["**"]
+        b.notes.extend(refused_notes(path, "paths", globs))
         hit = first_match(globs, rel) if rel is not None else None
         if hit is not None:
             b.add(ViewFile(path, "on-read", f"VS Code reads .claude/rules too: paths {hit}"

@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping
 
 from rulelens.agents import fsio, profiles
-from rulelens.agents.globmatch import first_match, split_globs
+from rulelens.agents.globmatch import first_match, refused_notes, split_globs
 from rulelens.agents.meta import loose_meta
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile, When
@@ -78,6 +78,7 @@ def _rules_dir(b: ViewBuilder, d: str, workspace: str, file: str | None, nested:
             continue
         if kind == "globs":
             globs = split_globs(meta.get("globs"))
+            b.notes.extend(refused_notes(path, "globs", globs))
             hit, base_note = None, ""
             rel = _rel(file, workspace)
             if rel is not None:

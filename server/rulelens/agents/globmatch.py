@@ -50,6 +50,12 @@ def split_globs(value: object) -> list[str]:
     return [g.strip().strip("'\"") for g in out if g.strip().strip("'\"")]
 
 
+def refused_notes(path: str, key: str, globs: list[str]) -> list[str]:
+    """One note per glob of ``path``'s ``key`` that RuleLens will not match, and why."""
+    return [f"{path}: {key}: {problem}" for g in globs
+            if (problem := glob_problem(g)) is not None]
+
+
 def glob_problem(pattern: str) -> str | None:
     """Why RuleLens does not match ``pattern`` at all, or ``None``: one line."""
     if len(pattern) > MAX_GLOB:
