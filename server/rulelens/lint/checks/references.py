@@ -30,8 +30,6 @@ from rulelens.agents.fs import canonical
 from rulelens.agents.imports import claude_imports
 from rulelens.lint.candidates import NOT_SOURCE
 from rulelens.lint.checks.agents import import_limit
-from rulelens.lint.commands import Place, code_blocks
-from rulelens.lint.commands import problems as command_problems
 from rulelens.lint.context import Context
 from rulelens.lint.formats import is_instruction_file
 from rulelens.lint.model import Range
@@ -100,6 +98,8 @@ class _Scan:
         self.text = doc.text
         self.start = doc.offset_of_line(doc.body_line) if doc.body_line else 0
         # Fences at any indentation (a fence inside a list item is code too).
+        from rulelens.lint.commands.shell import code_blocks  # only files with references
+
         self.blocks = code_blocks(self.text, self.start)
         self.fences = [(self.text.rfind("\n", 0, max(a - 1, 0)) + 1, b)
                        for a, b in self.blocks]
@@ -281,6 +281,9 @@ class _Scan:
     def commands(self) -> None:
         """Scripts, targets, recipes and tasks, each where the command runs, and the
         files handed to interpreters (:mod:`rulelens.lint.commands`)."""
+        from rulelens.lint.commands import Place
+        from rulelens.lint.commands import problems as command_problems
+
         ctx = self.ctx
         root = self.root or ctx.doc.fmt.owner
         project = ctx.caches.project_for(root)
