@@ -8,23 +8,12 @@ or round a size.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
-from rulelens.agents.fs import is_within
+from rulelens.agents.paths import display_path
 from rulelens.agents.safeio import printable
 
-
-def display_path(path: str, base: str | None = None) -> str:
-    """Relative to ``base`` when inside it (``base`` itself is ``.``), ``~/...`` strictly
-    under the home, else ``path`` unchanged (absolute paths stay absolute). Bytes of the
-    name that are not UTF-8 read as ``\\xff`` (see :func:`safeio.printable`)."""
-    if base and is_within(path, base):
-        return printable(os.path.relpath(path, base))
-    home = os.path.expanduser("~")
-    if path.startswith(home + os.sep):
-        return printable("~" + path[len(home):])
-    return printable(path)
+__all__ = ["byte_size", "display_path", "json_text", "printable_data"]
 
 
 def json_text(value: Any) -> str:

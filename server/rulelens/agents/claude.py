@@ -28,9 +28,9 @@ from rulelens.agents.compat import ConfigError
 from rulelens.agents.globmatch import first_match, glob_problem, split_globs
 from rulelens.agents.imports import claude_imports, line_of
 from rulelens.agents.meta import yaml_meta
+from rulelens.agents.paths import display_path
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
-from rulelens.present import display_path
 
 PROFILE = profiles.CLAUDE
 ID = PROFILE.agent

@@ -23,9 +23,9 @@ from typing import Any
 
 from rulelens.agents import bounded, fsio, profiles
 from rulelens.agents.compat import ConfigError
+from rulelens.agents.paths import display_path
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ViewBuilder, ViewFile
-from rulelens.present import display_path
 
 PROFILE = profiles.CODEX
 ID = PROFILE.agent

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rulelens.agents import bounded, safeio
+from rulelens.agents.paths import display_path
 from rulelens.agents.profiles import GROK_1_0_6
 from rulelens.agents.rusttext import trim
-from rulelens.present import display_path
 
 VENDORS = ("cursor", "claude", "codex")
 SURFACES = ("skills", "rules", "agents", "mcps", "hooks", "sessions")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from rulelens.agents.compat import Compat, ConfigError, read_config, resolve_compat
 from rulelens.agents.fs import canonical
-from rulelens.present import display_path
+from rulelens.agents.paths import display_path
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from rulelens.agents import bounded, fsio, profiles, safeio
 from rulelens.agents.approval import Approval, ImportBudget, workspace_roots
 from rulelens.agents.compat import ConfigError
 from rulelens.agents.imports import gemini_code_regions, gemini_imports, in_regions, line_of
+from rulelens.agents.paths import display_path
 from rulelens.agents.record import Agent
 from rulelens.agents.view import AgentView, ImportEdge, Role, ViewBuilder, ViewFile, When
-from rulelens.present import display_path
 
 PROFILE = profiles.GEMINI
 ID = PROFILE.agent
