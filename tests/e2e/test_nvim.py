@@ -173,6 +173,10 @@ def test_plugin_in_headless_neovim(version: str, tmp_path: pathlib.Path) -> None
     hover_text = res["hover"]
     assert "|---|" not in hover_text and "| # |" not in hover_text
     assert re.search(r"^- file · Grok\S* · Claude\S* · Codex\S* · Cursor\S*", hover_text, re.M)
+    assert re.search(r"^- AGENTS\.md · start ᵒ · ", hover_text, re.M), hover_text[:1500]
+    assert re.search(r"^- Codex CLI: \d+ at start · \+0 on read · memory at start 0 —"
+                     r" AGENTS\.md 100%",
+                     hover_text.split("**What it costs**", 1)[1], re.M), hover_text
     after = res["after_change"]
     assert "  CLAUDE.local.md  [gitignored]" not in after
     assert any(line.split()[3:4] == ["CLAUDE.local.md"] for line in after)

@@ -261,6 +261,12 @@ def test_extension_view_of_lenses_hovers_and_tree(driven: dict[str, Any]) -> Non
     assert any("src/app/AGENTS.md" in h for h in st["hovers"]), st["hovers"]
     headline = hover.split("**")[1]      # the hover opens with the full headline
     assert headline.startswith(lens.partition(" · +")[0]), (headline, lens)
+    # What it costs, per agent, with each top file's share; ᵒ on what last sessions loaded.
+    costs = hover.split("**What it costs**", 1)[1]
+    grok_cost = re.search(r"^- Grok: (\d+) at start · \+0 on read — (.+)$", costs, re.M)
+    assert grok_cost and f"Grok 5 · {grok_cost.group(1)} tok" in headline, costs[:400]
+    assert re.search(r"AGENTS\.md \d+%", grok_cost.group(2)), grok_cost.group(2)
+    assert re.search(r"^\| AGENTS\.md \| start ᵒ \|", hover, re.M), hover[:1500]
     items = st["tree"]["items"]
     # One group per enabled agent, in the registry's column order, each with the same count
     # as the headline (files at start + on read).

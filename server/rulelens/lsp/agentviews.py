@@ -343,7 +343,9 @@ def cost_lines(views: list[AgentView], env: Mapping[str, str] | None, base: str)
             shares.append(f"memory {100 * int(memory) / total:.0f}%")
         if len(per) > TOP_FILES and total:
             rest = sum(n for n, _p in per[TOP_FILES:])
-            shares.append(f"{len(per) - TOP_FILES} others {100 * rest / total:.0f}%")
+            others = len(per) - TOP_FILES
+            shares.append(f"{others} other{'s' if others != 1 else ''}"
+                          f" {100 * rest / total:.0f}%")
         out.append(head + (" — " + ", ".join(shares) if shares else ""))
     out += ["", "Estimates: " + "; ".join(f"{', '.join(names)}: {how}"
                                           for how, names in methods.items())]
