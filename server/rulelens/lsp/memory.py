@@ -535,9 +535,12 @@ def register(server: Host) -> MemoryFeature:
         svc = feature.service()
         other = _memory_agent(arg)
         if other is not None:
-            return await feature.run(lambda: _agent_remember(svc, other, cwd, text,
+            done = await feature.run(lambda: _agent_remember(svc, other, cwd, text,
                                                              _get(arg, "scope"),
                                                              bool(dry_run)))
+            if not dry_run:
+                feature.agent_stores().invalidate()  # the next search sees the note
+            return done
 
         def plan() -> dict[str, Any]:
             from rulelens.memory.service import content_sha256

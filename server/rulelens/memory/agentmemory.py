@@ -18,12 +18,16 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from blake3 import blake3
 
+from rulelens.agents.environment import AgentEnvironment
 from rulelens.agents.registry import family
+from rulelens.memory import agent_transcripts
+from rulelens.memory.agent_transcripts import TRANSCRIPTS, AgentTranscriptIndex
 from rulelens.memory.agentfiles import (
     _JS_SPACE,
     ALL_LINES,
@@ -51,9 +55,13 @@ from rulelens.memory.index import (
 )
 from rulelens.memory.remember import RememberError, append_in_place
 from rulelens.memory.service import INLINE_EMBED_LIMIT, MemoryError_, MemoryService
+from rulelens.memory.transcripts import TranscriptHit, TranscriptIndex
 from rulelens.memory.workspace import MemoryFile, MemoryLocation, WorkspaceName
 
 ALL = "all"
+#: How long a listing and sync of the agents' files is reused (:meth:`AgentStores.fresh`).
+#: Without it, bench/memory.py --agent all hybrid p50 goes from XX to YY ms.
+FRESH_SECONDS = 2.0
 
 
 def memory_agent(agent: str | None) -> str | None:
@@ -160,12 +168,19 @@ class AgentSearch:
     hits: list[AgentHit]
     notes: list[str]
     vectors: bool
+    #: Session transcripts (``--sources …,transcript``), each with its ``agent``; None
+    #: when transcripts were not asked for.
+    transcripts: list[TranscriptHit] | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {"query": self.query, "keywords": self.keywords, "agents": self.agents,
-                "names": {a: display_name(a) for a in self.agents}, "rank": "best",
-                "mode": "best-hybrid" if self.vectors else "best-fts",
-                "results": [h.to_json() for h in self.hits], "notes": self.notes}
+        out: dict[str, object] = {
+            "query": self.query, "keywords": self.keywords, "agents": self.agents,
+            "names": {a: display_name(a) for a in self.agents}, "rank": "best",
+            "mode": "best-hybrid" if self.vectors else "best-fts",
+            "results": [h.to_json() for h in self.hits], "notes": self.notes}
+        if self.transcripts is not None:
+            out["transcripts"] = [t.to_json() for t in self.transcripts]
+        return out
 
 
 def grok_view(service: MemoryService, cwd: str, agent: str | None = None) -> StoreView:
@@ -222,6 +237,12 @@ class AgentStores:
         self.best = best or BestSettings()
         self._lock = threading.RLock()
         self._indexes: dict[str, CutIndex] = {}
+        self._transcripts: dict[str, TranscriptIndex] = {}
+        #: (agent, cwd) -> (monotonic time, views, index, files, sync report) of the last
+        #: listing and sync, reused for FRESH_SECONDS (see :meth:`fresh`).
+        self._fresh: dict[tuple[str, str], tuple[float, list[StoreView], CutIndex,
+                                                 dict[str, tuple[str, StoreFile]],
+                                                 SyncReport | None]] = {}
         #: What the last :meth:`synced` did (its skipped files become search notes).
         self.last_sync: SyncReport | None = None
 
@@ -230,6 +251,36 @@ class AgentStores:
             for idx in self._indexes.values():
                 idx.close()
             self._indexes.clear()
+            for t in self._transcripts.values():
+                t.close()
+            self._transcripts.clear()
+            self._fresh.clear()
+
+    def invalidate(self) -> None:
+        """Forget the last listings: the next search lists and syncs again (after a write)."""
+        with self._lock:
+            self._fresh.clear()
+
+    def fresh(self, agent: str, cwd: str
+              ) -> tuple[list[StoreView], CutIndex, dict[str, tuple[str, StoreFile]]]:
+        """The views and the synced index of ``agent`` for ``cwd``. Listing every agent's
+        files and statting them for the sync is most of a search when the query is cheap,
+        so the result is reused for :data:`FRESH_SECONDS` (a search typed key by key lists
+        once); a change on disk shows up at most that late, a remember through
+        :meth:`invalidate` at once."""
+        key = (agent, os.path.abspath(cwd))
+        now = time.monotonic()
+        with self._lock:
+            hit = self._fresh.get(key)
+            if hit is not None and now - hit[0] < FRESH_SECONDS and hit[2].unavailable is None \
+                    and self._indexes.get(hit[2].path) is hit[2]:
+                self.last_sync = hit[4]
+                return hit[1], hit[2], hit[3]
+        views = self.views(agent, cwd)
+        idx, by_path = self.synced(agent, cwd, views)
+        with self._lock:
+            self._fresh[key] = (now, views, idx, by_path, self.last_sync)
+        return views, idx, by_path
 
     def views(self, agent: str, cwd: str) -> list[StoreView]:
         if not os.path.isdir(cwd):
@@ -286,10 +337,35 @@ class AgentStores:
         self.last_sync = idx.sync(location, files=files)
         return idx, by_path
 
-    def search(self, agent: str, cwd: str, query: str, max_results: int | None = None
-               ) -> AgentSearch:
-        views = self.views(agent, cwd)
-        idx, by_path = self.synced(agent, cwd, views)
+    def transcripts(self, agent: str, cwd: str, query: str, notes: list[str]
+                    ) -> list[TranscriptHit]:
+        """Transcript hits of ``agent`` (or of every agent with readable transcripts for
+        ``all``), best first; what a sync skipped goes to ``notes``."""
+        agents = [a for a in (memory_agents() if agent == ALL else [agent])
+                  if a == "grok" or a in TRANSCRIPTS]
+        hits: list[TranscriptHit] = []
+        cwd = os.path.abspath(cwd)
+        for a in agents:
+            with self._lock:
+                idx = self._transcripts.get(a)
+                if idx is None:
+                    path = (os.path.join(cache_root(self.service.env), "transcripts",
+                                         "index.sqlite") if a == "grok"
+                            else agent_transcripts.index_path(self.service.env, a, cwd))
+                    idx = (TranscriptIndex if a == "grok" else TRANSCRIPTS[a])(path)
+                    self._transcripts[a] = idx
+            if isinstance(idx, AgentTranscriptIndex):
+                synced = idx.sync_agent(self.service.env, cwd)
+            else:
+                synced = idx.sync(AgentEnvironment.from_env(self.service.env).grok_home, cwd)
+            notes += [f"{a}: transcript skipped {k.path}: {k.reason}" for k in synced.skipped]
+            hits += idx.search(query)
+        hits.sort(key=lambda h: -h.score)
+        return hits[:10]
+
+    def search(self, agent: str, cwd: str, query: str, max_results: int | None = None,
+               sources: Sequence[str] = ("memory",)) -> AgentSearch:
+        views, idx, by_path = self.fresh(agent, cwd)
         notes: list[str] = []
         for k in self.last_sync.skipped if self.last_sync else ():
             who = by_path[k.path][0] if k.path in by_path else agent
@@ -333,8 +409,11 @@ class AgentStores:
             start = r.start_line + 1
             hits.append(AgentHit(who, r.path, start, max(r.end_line, start), r.snippet,
                                  f.label_for(r.start_line), f.scope, r.score))
-        return AgentSearch(query, list(best.keywords), [v.agent for v in views], hits, notes,
-                           qvec is not None)
+        found = AgentSearch(query, list(best.keywords), [v.agent for v in views], hits, notes,
+                            qvec is not None)
+        if "transcript" in sources:
+            found.transcripts = self.transcripts(agent, cwd, query, notes)
+        return found
 
 
 # -- remember -------------------------------------------------------------------------------

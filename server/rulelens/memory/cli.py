@@ -220,6 +220,15 @@ def format_agent_search(found: AgentSearch) -> str:
         out.append(f"{i:>2}. {h.score:.2f}  {h.agent:<7} {display_path(h.path)}:{h.start_line}-"
                    f"{h.end_line}  [{mark}]")
         out.append("    " + " ".join(h.snippet.split())[:160])
+    if found.transcripts is not None:
+        out += ["", "transcripts (not searched by the agent's memory tools):"]
+        if not found.transcripts:
+            out.append("    no match")
+        for i, t in enumerate(found.transcripts, 1):
+            out.append(f"{i:>2}. {t.score:.2f}  {t.agent:<7} {t.role:<9}"
+                       f" {display_path(t.path)}:{t.line}  {when(t.timestamp)}"
+                       f"  {t.title or t.session_id}")
+            out.append("    " + " ".join(t.text.split())[:160])
     out += [f"note: {n}" for n in found.notes]
     return "\n".join(out) + "\n"
 
@@ -228,7 +237,8 @@ def _search_agents(args: argparse.Namespace, agent: str) -> int:
     svc = _service(args)
     stores = AgentStores(svc)
     try:
-        found = stores.search(agent, args.workspace, args.query, args.max_results)
+        found = stores.search(agent, args.workspace, args.query, args.max_results,
+                              sources=args.sources)
     finally:
         stores.close()
         svc.close()
@@ -245,9 +255,8 @@ def _search_agents(args: argparse.Namespace, agent: str) -> int:
 def _cmd_search(args: argparse.Namespace) -> int:
     other = memory_agent(args.agent)
     if other is not None:
-        if args.agent_format or "transcript" in args.sources:
-            raise MemoryError_("--agent-format and transcripts are Grok's only; use"
-                               " --agent grok")
+        if args.agent_format:
+            raise MemoryError_("--agent-format is Grok's only; use --agent grok")
         return _search_agents(args, other)
     svc = _service(args)
     memory = _agent_memory(args, svc)
@@ -618,8 +627,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--explain", action="store_true",
                    help="say why each result ranked where it did, and what the agent does")
     p.add_argument("--sources", type=_sources, default=("memory",), metavar="LIST",
-                   help="memory (default), transcript (Grok session transcripts; not searched"
-                        " by the agent's memory tools), or both: memory,transcript")
+                   help="memory (default), transcript (session transcripts of Grok, Codex"
+                        " and Claude Code; not searched by the agent's memory tools), or both:"
+                        " memory,transcript")
     p.add_argument("--v2-search", choices=V2_SEARCH_MODELS, default="fts",
                    help="memory v2 only (UNCONFIRMED how the agent searches it): fts = the"
                         " agent's pipeline without vectors over the v2 files (default); none ="

@@ -77,10 +77,12 @@ class SessionInfo:
     created_at: str | None
     updated_at: str | None
     kind: str | None
+    #: The transcript file when it is not Grok's ``<dir>/updates.jsonl`` (Codex, Claude).
+    file: str | None = None
 
     @property
     def updates(self) -> str:
-        return os.path.join(self.dir, "updates.jsonl")
+        return self.file or os.path.join(self.dir, "updates.jsonl")
 
 
 @dataclass(frozen=True)
@@ -341,10 +343,11 @@ class TranscriptHit:
     matched: tuple[str, ...]
     source: str = SOURCE
     label: str = LABEL
+    agent: str = "grok"
 
     def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "session_id": self.session_id, "title": self.title,
-                "turn": self.turn, "role": self.role, "start_line": self.line,
+        return {"agent": self.agent, "path": self.path, "session_id": self.session_id,
+                "title": self.title, "turn": self.turn, "role": self.role, "start_line": self.line,
                 "end_line": self.line, "timestamp": self.timestamp, "snippet": self.text,
                 "score": self.score, "bm25": self.bm25, "coverage": self.coverage,
                 "matched": list(self.matched), "source": self.source, "label": self.label,
@@ -360,6 +363,11 @@ def _under(path: str | None, root: str) -> bool:
 
 class TranscriptIndex:
     """Our transcript index: one SQLite file, owned by whoever opened it (close it)."""
+
+    #: The agent whose transcripts this index holds, and the parser of its files
+    #: (:mod:`rulelens.memory.agent_transcripts` sets both for Codex and Claude Code).
+    agent = "grok"
+    parse = staticmethod(parse_updates)
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -387,11 +395,17 @@ class TranscriptIndex:
             skipped: list[SkippedFile] = []
             sessions = [s for s in list_sessions(grok_home, skipped)
                         if cwd is None or _under(s.cwd, cwd)]
+            return self.sync_listed(sessions_root(grok_home), sessions, skipped)
+
+    def sync_listed(self, root: str, sessions: list[SessionInfo], skipped: list[SkippedFile]
+                    ) -> TranscriptSync:
+        """Index these sessions' transcripts (opened beneath ``root``) and drop the ones
+        indexed before that are no longer listed."""
+        with self._lock:
             known = {r[0] for r in self.conn.execute("SELECT path FROM files")}
             parsed: list[str] = []
             appended: list[str] = []
             added = 0
-            root = sessions_root(grok_home)
             for s in sessions:
                 how, n = self._sync_one(s, root, skipped)
                 added += n
@@ -451,7 +465,7 @@ class TranscriptIndex:
             last_turn: Turn | None = None
             consumed_at, lines_at = resume, resume_line
             chunks = safeio.iter_opened(fd, st, path, resume)
-            for item in parse_updates(chunks, resume, resume_line):
+            for item in self.parse(chunks, resume, resume_line):
                 if isinstance(item, tuple):
                     consumed_at, lines_at = item
                     continue
@@ -524,7 +538,7 @@ class TranscriptIndex:
             rel = float(r[8]) / best if best < 0 else 0.0
             hits.append(TranscriptHit(r[0], r[1], r[2], int(r[3]), r[4], int(r[5]), r[6],
                                       str(r[7]), 0.6 * cov + 0.4 * rel, float(r[8]), cov,
-                                      matched))
+                                      matched, agent=self.agent))
         hits.sort(key=lambda h: -h.score)
         return hits[:limit]
 

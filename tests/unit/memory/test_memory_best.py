@@ -169,3 +169,29 @@ def test_coverage_counts_a_keyword_under_another_ending(indexed: MemoryIndex,
     stemmed = deadlock(BestSettings())
     assert stemmed.coverage == 1.0
     assert stemmed.matched == ("locking", "account")
+
+
+def test_vector_array_answers_as_sqlite_vec_and_is_dropped_on_a_write(
+        indexed: MemoryIndex, local: LocalEmbedder, memhome: MemHome) -> None:
+    """The first vector search of an index generation is sqlite-vec's; the second is the
+    in-memory array's: same neighbours, same distances, same stored vectors. Any write
+    starts a new generation, so a new chunk is found at once."""
+    q = local.embed(["deadlock between transfers"])[0]
+    first = indexed.vector_search(q, 5)
+    ids = [c for c, _ in first]
+    from_vec0 = first, indexed.vectors_for(ids)
+    assert indexed._vectors is None
+    from_array = indexed.vector_search(q, 5), indexed.vectors_for(ids)
+    assert indexed._vectors is not None
+    assert [c for c, _ in from_array[0]] == [c for c, _ in from_vec0[0]]
+    for (_, a), (_, b) in zip(from_array[0], from_vec0[0], strict=True):
+        assert a == pytest.approx(b, abs=1e-5)
+    assert from_array[1].keys() == from_vec0[1].keys()
+    assert all(from_array[1][c] == pytest.approx(from_vec0[1][c], abs=1e-6) for c in ids)
+    memhome.write("ws/sessions/2026-11-30-locks-01940001.md",
+                  "## Transfer deadlock fixed\n\n- Deadlocks between transfers are gone.\n")
+    indexed.sync(memhome.location())
+    indexed.embed_missing(local, 16)
+    new = [c for c, _ in indexed.vector_search(q, 3)]
+    assert indexed._vectors is None  # dropped with the write
+    assert any("2026-11-30-locks" in c for c in new)
