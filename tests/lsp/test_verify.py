@@ -255,6 +255,7 @@ async def test_a_new_session_refreshes_the_verdict_and_observed_marks(demo: Demo
         claude = {f["path"]: (f["evidence"], f["evidence_source"])
                   for f in after["claude"]["files"]}
         assert claude[local][0] == "observed" and sid in claude[local][1], claude
+        print(f"new session -> verdict changed and announced in {took:.2f} s")
         assert took < 20, took  # the watch, not the 30 s TTL
     finally:
         await stop_client(c)
