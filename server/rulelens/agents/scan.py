@@ -22,16 +22,20 @@ from typing import TypeVar
 T = TypeVar("T")
 
 #: Results kept at once (least recently used dropped first): directory listings and
-#: instruction-file texts of one workspace, a few MB at most.
+#: instruction-file texts of one workspace.
 MAX_ENTRIES = 4096
+#: Bytes of file content (``bytes``/``str`` results) kept at once.
+MAX_BYTES = 32 * 1024 * 1024
 
 
 class ScanCache:
     """A bounded, thread-safe map from ``(what, arguments)`` to a computed result."""
 
-    def __init__(self, limit: int = MAX_ENTRIES) -> None:
+    def __init__(self, limit: int = MAX_ENTRIES, max_bytes: int = MAX_BYTES) -> None:
         self.limit = limit
+        self.max_bytes = max_bytes
         self._items: OrderedDict[Hashable, object] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -42,18 +46,26 @@ class ScanCache:
                 return self._items[key]  # type: ignore[return-value]
         value = compute()
         with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.limit:
-                self._items.popitem(last=False)
+            if key not in self._items:
+                self._items[key] = value
+                self._bytes += _size(value)
+            while self._items and (len(self._items) > self.limit
+                                   or self._bytes > self.max_bytes):
+                self._bytes -= _size(self._items.popitem(last=False)[1])
         return value
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._bytes = 0
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._items)
+
+
+def _size(value: object) -> int:
+    return len(value) if isinstance(value, bytes | str) else 0
 
 
 _ACTIVE: ContextVar[ScanCache | None] = ContextVar("rulelens_scan_cache", default=None)

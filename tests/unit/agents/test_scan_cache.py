@@ -103,6 +103,10 @@ def test_a_scan_cache_is_bounded_and_large_files_are_not_kept(tmp_path: Path) ->
         assert len(fsio.read_text(str(big)) or "") == fsio.CACHED_READ + 1
     assert len(cache) == 3
     assert cache.get(("read", str(big), fsio.READ_CAP), lambda: "missing") is None
+    small = scan.ScanCache(max_bytes=10)
+    for i in range(5):
+        small.get(("read", i), lambda: b"1234")
+    assert len(small) == 2  # 8 bytes kept, the oldest texts dropped
 
 
 def test_views_of_a_file_no_editor_has_open_are_not_kept(tmp_path: Path) -> None:
