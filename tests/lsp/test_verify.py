@@ -19,7 +19,16 @@ from pytest_lsp import LanguageClient
 
 from rulelens.lsp import protocol
 
-from .conftest import Demo, hover, lenses, open_doc, request, start_client, stop_client
+from .conftest import (
+    Demo,
+    hover,
+    lenses,
+    open_doc,
+    request,
+    start_client,
+    stop_client,
+    waiter,
+)
 
 DEEP = "src/app/handlers/orders.py"
 
@@ -191,7 +200,6 @@ async def test_a_new_session_refreshes_the_verdict_and_observed_marks(demo: Demo
     session loaded carry ``evidence: "observed"`` with the session as their source."""
     from helpers.waiting import until
 
-    from .conftest import waiter
 
     c = await start_client(demo.env, [demo.repo], "visual-studio-code")
     try:
@@ -257,5 +265,60 @@ async def test_a_new_session_refreshes_the_verdict_and_observed_marks(demo: Demo
         assert claude[local][0] == "observed" and sid in claude[local][1], claude
         print(f"new session -> verdict changed and announced in {took:.2f} s")
         assert took < 20, took  # the watch, not the 30 s TTL
+    finally:
+        await stop_client(c)
+
+
+async def test_a_first_session_in_a_new_project_folder_is_seen(demo: Demo) -> None:
+    """No Claude Code session here yet (its project folder does not exist): the watch on
+    ``~/.claude/projects`` sees the folder appear, is armed on it, and the session written
+    there (Claude Code's transcript format, as the demo's template) turns ``no session here
+    yet`` into ``✓ matches`` without waiting for the 30 s TTL."""
+    import shutil
+
+    from helpers.waiting import until
+
+    folder = demo.home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(demo.repo))
+    template = next(folder.glob("*.jsonl")).read_text().split("\n")[0]
+    shutil.rmtree(folder)
+    c = await start_client(demo.env, [demo.repo], "neovim")
+    try:
+        uri = demo.uri(DEEP)
+        open_doc(c, uri, language="python")
+
+        async def claude_line() -> str | None:
+            got = await request(c, protocol.AGENTS_FOR_FILE, {"uri": uri})
+            line = next(a["last_session"] for a in got["agents"] if a["agent"] == "claude")
+            return None if "checking" in line else str(line)
+
+        assert await until(claude_line, "Claude Code's verdict", 60) == "no session here yet"
+
+        async def armed() -> bool:
+            status = await request(c, protocol.SERVER_STATUS, {})
+            return str(folder.parent) in status["watching"].get("sessions", [])
+
+        await until(armed, "the watch on ~/.claude/projects")
+        sid = "5b0e8f7a-d3e0-4000-8000-00000000fe12"
+        head = json.loads(template) | {"sessionId": sid,
+                                       "timestamp": "2026-09-04T08:30:00.000Z"}
+        files = [{"path": str(p), "type": kind, "content": p.read_text()} for p, kind in (
+            (demo.home / ".claude" / "CLAUDE.md", "User"), (demo.repo / "CLAUDE.local.md",
+                                                            "Local"))]
+        attach = head | {"type": "attachment", "uuid": "a1", "parentUuid": "u1",
+                         "attachment": {"type": "instructions", "files": files}}
+        attach.pop("message", None)
+        began = asyncio.get_running_loop().time()
+        fut = waiter(c, protocol.CHAIN_CHANGED)
+        folder.mkdir()
+        (folder / f"{sid}.jsonl").write_text(json.dumps(head) + "\n" + json.dumps(attach)
+                                             + "\n")
+        line = None
+        while line is None or not line.startswith("✓"):
+            note = await asyncio.wait_for(fut, 20)
+            fut = waiter(c, protocol.CHAIN_CHANGED)
+            if uri in list(note.uris):
+                line = await claude_line()
+        assert line == "✓ matches your Claude Code session of 2026-09-04 08:30 UTC"
+        assert asyncio.get_running_loop().time() - began < 20  # the watch, not the TTL
     finally:
         await stop_client(c)

@@ -11,11 +11,11 @@ where the layout allows it:
 - Grok: ``$GROK_HOME/sessions/<encoded start dir>/``, recursively (one folder per session,
   its files written after the folder appears).
 
-The folders above each of these (the agent's home, ``projects/``, ``tmp/``, ...) are
-watched non-recursively for the next folder down only, so the busy rest of an agent's
-home (settings, caches, todos) never triggers anything. Batches are debounced; when the
-set of existing folders changes (a first session here, a new day), the watch is armed
-again. ``on_change(agents)`` gets the agent families whose sessions changed.
+The folders above each of these (the agent's home and the folder it is in, ``projects/``,
+``tmp/``, ...) are watched non-recursively for the next folder down only, so the busy rest
+of an agent's home (settings, caches, todos) never triggers anything. Batches are
+debounced; when the set of existing folders changes (a first session here, a new day),
+the watch is armed again. ``on_change(agents)`` gets the agent families whose sessions changed.
 """
 
 from __future__ import annotations
@@ -91,6 +91,8 @@ def plan_for(agents: Iterable[str], cwds: Iterable[str], env: Mapping[str, str],
         if mod is None:
             continue
         home = str(mod.home(env))
+        # The agent's home may not exist yet (installed later): its parent sees it appear.
+        _chain(plan, agent, os.path.dirname(home), [os.path.basename(home)])
         if agent == "claude":
             for cwd in cwds:
                 leaf = _chain(plan, agent, home, ["projects", mod.slug(cwd)])

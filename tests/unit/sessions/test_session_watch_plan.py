@@ -61,18 +61,20 @@ def test_codex_watches_today_and_the_folders_a_new_day_appears_in(ws: Workspace)
     assert plan.agent_of(str(sessions / "2026" / "09" / "02")) == "codex"
     assert plan.agent_of(str(sessions / "2026" / "10")) == "codex"
     assert plan.agent_of(str(ws.home / ".codex" / "sessions")) == "codex"
-    assert all(not os.path.relpath(d, sessions).startswith("..") or d == str(ws.home / ".codex")
-               for d in [*plan.flat, *plan.steps])
+    assert all(not os.path.relpath(d, sessions).startswith("..")
+               or d in (str(ws.home / ".codex"), str(ws.home)) for d in [*plan.flat, *plan.steps])
 
 
 def test_a_first_session_here_is_seen_before_its_folder_exists(tmp_path: Path) -> None:
-    """No Claude Code session in this directory yet: its home and ``projects/`` are watched
-    for the project folder to appear (then the watch is armed on it)."""
+    """No Claude Code session in this directory yet (not even ``~/.claude``): the home and
+    each folder down are watched for the next one to appear (then the watch is re-armed)."""
     home = tmp_path / "home"
-    (home / ".claude" / "projects").mkdir(parents=True)
+    home.mkdir()
     cwd = str(tmp_path / "repo")
     plan = plan_for(["claude"], [cwd], {"HOME": str(home)})
     folder = home / ".claude" / "projects" / formats.claude_slug(cwd)
-    assert str(home / ".claude" / "projects") in plan.steps
-    assert plan.agent_of(str(folder)) == "claude"
+    assert str(home) in plan.steps and str(home / ".claude" / "projects") in plan.steps
+    for path in (home / ".claude", home / ".claude" / "projects", folder):
+        assert plan.agent_of(str(path)) == "claude", path
     assert plan.agent_of(str(home / ".claude" / "projects" / "-other")) is None
+    assert plan.agent_of(str(home / ".bashrc")) is None
