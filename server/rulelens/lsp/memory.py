@@ -476,9 +476,12 @@ def register(server: Host) -> MemoryFeature:
         other = _memory_agent(params)
         if other is not None:  # another agent's memory, or every agent's (issue 24)
             stores = feature.agent_stores()
+            given = _get(params, "sources")
+            sources = tuple(x for x in given if isinstance(x, str)) if isinstance(
+                given, list) else ("memory",)  # "transcript": Codex/Claude/Grok transcripts
             return await feature.with_progress(
                 "RuleLens: indexing memory",
-                lambda p: stores.search(other, cwd, query).to_json())
+                lambda p: stores.search(other, cwd, query, sources=sources).to_json())
         wide = bool(_get(params, "all"))
         svc = feature.service()
         if await feature.run(lambda: feature.people.wants(params)):  # rank/explain/sources/v2

@@ -1132,7 +1132,8 @@ class MemoryIndex:
             out: dict[str, list[float]] = {}
             # One prepared statement run per id: vec0 answers ``chunk_id = ?`` from its
             # primary key, while ``IN (…)`` scans every vector (80 ids at 50,000 chunks:
-            # 4 ms against 115 ms; bench/memory.py --agent all hybrid p50 402 -> see docs).
+            # 4 ms against 115 ms; without it a one-shot --agent all hybrid search, whose
+            # vectors come from here, costs about 110 ms more (bench/memory_ablate.py)).
             for cid, blob in self.conn.executemany(
                     "SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id = ?",
                     [(c,) for c in dict.fromkeys(wanted)]):
@@ -1163,7 +1164,8 @@ class MemoryIndex:
         vector search of a generation is answered by sqlite-vec, and the second builds the
         array (one scan), so a one-shot CLI search never pays for it. Needs numpy (the
         ``local`` extra). Brute-force KNN over 50,000 x 384 in numpy: 36 ms against 219 ms
-        for sqlite-vec (load 19); bench/memory.py --agent all hybrid p50 XX -> YY ms."""
+        for sqlite-vec (load 19); without it (bench/memory_ablate.py, load 13.5) --agent all
+        hybrid p50 goes from 114 to 218 ms wall, 41 to 56 ms CPU; --rank best 35 to 38 ms CPU."""
         gen = self._generation()
         if self._vectors is not None and self._vectors.generation == gen:
             return self._vectors
