@@ -82,7 +82,8 @@ async def test_fifos_and_devices_never_block_a_request(tree: Tree, serve) -> Non
     open_doc(client, uri)
     # Sessions start in the workspace folder: src/CLAUDE.md is Claude's on read, below Grok's
     # start; every hostile file is refused, none blocks.
-    assert await _lens_title(client, uri) == "Grok 0 · Claude 1 · Codex 0"
+    # (Claude's file is added on read: nothing at start, 0 tokens)
+    assert await _lens_title(client, uri) == "Grok 0 · 0 tok · Claude 1 · 0 tok · Codex 0 · 0 tok"
     chain = await asyncio.wait_for(request(client, protocol.CHAIN, {"uri": uri}), TIMEOUT_S)
     assert [os.path.basename(f["path"]) for f in chain["files"]] == ["CLAUDE.md"]
     refused = {os.path.relpath(s["path"], tree.repo): s["detail"] for s in chain["skipped"]
