@@ -506,6 +506,9 @@ class MemoryIndex:
         #: dropped on close or on any write; :meth:`_matrix`).
         self._vectors: _Vectors | None = None
         self._vectors_seen: tuple[int, int] | None = None
+        #: Rows this connection changed that leave the vectors as they were (the minutely
+        #: ``rl_last_sync`` of an unchanged sync): not a new generation.
+        self._quiet_changes = 0
         self._in_batch = False
         self._batch_rows = 0
         self._batch_since = 0.0
@@ -779,8 +782,11 @@ class MemoryIndex:
             now = int(self.clock())
             last = self.meta("rl_last_sync")
             if reindexed or gone or carried or not last or now - int(last) >= 60:
+                before = self.conn.total_changes()
                 with self._write() as conn:
                     self._set_meta(conn, "rl_last_sync", str(now))
+                if not (reindexed or gone or carried):  # the vectors did not change
+                    self._quiet_changes += self.conn.total_changes() - before
             return SyncReport(len(listed), tuple(reindexed), added, updated, removed,
                               tuple(gone), tuple(skipped), carried, self.rebuilt,
                               time.perf_counter() - started)
@@ -1155,9 +1161,9 @@ class MemoryIndex:
 
     def _generation(self) -> tuple[int, int]:
         """Changes whenever anything is written: by another connection (``data_version``)
-        or by this one (``total_changes``)."""
+        or by this one (``total_changes``), except an unchanged sync's timestamp."""
         version = self.conn.execute("PRAGMA data_version").fetchall()[0][0]
-        return int(str(version)), self.conn.total_changes()
+        return int(str(version)), self.conn.total_changes() - self._quiet_changes
 
     def _matrix(self, build: bool = True) -> _Vectors | None:
         """(under the lock) The vectors of this generation as one array, or None: the first
