@@ -106,6 +106,6 @@ def test_ki_f3_line_is_graded_observed_the_rest_docs(base: Path, home: Path) -> 
     out = view_json(with_source(_view(base, home, write(base / "a.php"))))
     lines = {e["path"]: e for e in [*out["files"], *out["skipped"]]}
     assert lines[str(g)]["evidence"] == "observed"
-    assert "Kiro/issues/9176" in lines[str(g)]["source"]
+    assert "Kiro/issues/9176" in lines[str(g)]["evidence_source"]
     assert lines[str(w)]["evidence"] == "docs"
-    assert "kiro.dev/docs/steering" in lines[str(w)]["source"]
+    assert "kiro.dev/docs/steering" in lines[str(w)]["evidence_source"]

@@ -135,5 +135,5 @@ def test_every_windsurf_line_is_docs_with_its_page(base: Path, home: Path) -> No
     out = view_json(with_source(_view(base, home)))
     lines = {e["path"]: e for e in [*out["files"], *out["skipped"]]}
     assert {e["evidence"] for e in lines.values()} == {"docs"}
-    assert "cascade/agents-md" in lines[str(base / "AGENTS.md")]["source"]
-    assert "cascade/memories" in lines[str(base / ".windsurf/rules/m.md")]["source"]
+    assert "cascade/agents-md" in lines[str(base / "AGENTS.md")]["evidence_source"]
+    assert "cascade/memories" in lines[str(base / ".windsurf/rules/m.md")]["evidence_source"]

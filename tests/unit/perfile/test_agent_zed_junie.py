@@ -117,7 +117,7 @@ def test_zd_f1_each_line_says_code_or_docs(base: Path, home: Path) -> None:
     assert lines[str(base / "AGENT.md")]["evidence"] == "docs"
     assert lines[str(base / "CLAUDE.md")]["evidence"] == "docs"
     gem = lines[str(base / "GEMINI.md")]
-    assert gem["evidence"] == "code" and "0023f768" in str(gem["source"])
+    assert gem["evidence"] == "code" and "0023f768" in str(gem["evidence_source"])
     (base / "AGENT.md").unlink()
     (base / "CLAUDE.md").unlink()
     write(base / ".rules", "r")

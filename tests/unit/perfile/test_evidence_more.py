@@ -40,7 +40,7 @@ def test_every_line_has_evidence_and_source(base: Path, home: Path) -> None:
         assert lines, agent
         for line in lines:
             assert line["evidence"] == record.evidence, (agent, line)
-            assert line["source"], (agent, line)
+            assert line["evidence_source"], (agent, line)
         assert record.evidence == ("code" if agent in ("cline", "opencode", "qwen") else "docs")
 
 
@@ -51,12 +51,12 @@ def test_lines_from_other_files_name_them(base: Path, home: Path) -> None:
     target = str(write(repo / "src" / "m.py"))
     env = env_for(home)
     q = with_source(qwen.view(str(repo), target, env))
-    src = {f["path"]: f["source"] for f in q.to_json()["files"]}
+    src = {f["path"]: f["evidence_source"] for f in q.to_json()["files"]}
     assert src[str(repo / ".qwen" / "rules" / "r.md")] == qwen.RULES_REF
     assert src[str(repo / "AGENTS.md")] == qwen.PROFILE.source
     o = with_source(opencode.view(str(repo), target, env)).to_json()
     first = o["files"][0]
-    assert first["path"].endswith("opencode/AGENTS.md") and first["source"] == opencode.ORDER_REF
+    assert first["path"].endswith("opencode/AGENTS.md") and first["evidence_source"] == opencode.ORDER_REF
     a = with_source(aider.view(str(repo), target, env)).to_json()
     skip = next(s for s in a["skipped"] if s["path"].endswith("CONVENTIONS.md"))
-    assert skip["source"] == aider.CONVENTIONS_REF and skip["evidence"] == "docs"
+    assert skip["evidence_source"] == aider.CONVENTIONS_REF and skip["evidence"] == "docs"
