@@ -13,12 +13,15 @@ Steps:
    --python-version X --platform <the target's wheel tags>`` fetches the wheels of RuleLens'
    dependencies (not the ``local`` extra) from the package index into a cache under
    ``$RULELENS_TOOLS/wheelhouse/<target>/cp3XX``. A cache whose requirement list matches is
-   reused without asking the index.
+   reused without asking the index. pip's own wheel (pure Python, for the oldest supported
+   Python) goes to ``$RULELENS_TOOLS/wheelhouse/pip``.
 3. The wheels (deduplicated) and ``manifest.json`` go to ``vscode-client/bundled/``, then
    ``vsce package --target <target>`` writes ``dist/rulelens-<target>.vsix``.
 
-The extension installs from ``bundled/`` with ``pip install --no-index`` on first activation
-(vscode-client/src/bootstrap.ts), so the .vsix needs no network. Prints the sizes.
+The extension makes a venv without pip and installs from ``bundled/`` by running the bundled
+pip wheel (``python pip.whl/pip install --no-index ... pip.whl rulelens.whl``) on first
+activation (vscode-client/src/bootstrap.ts), so the .vsix needs no network and skips
+ensurepip. Prints the sizes.
 """
 
 from __future__ import annotations
@@ -108,12 +111,30 @@ def dependency_wheels(python: str, target: str, py_version: str) -> Path:
     return cache
 
 
-def bundle(wheel: Path, dirs: list[Path], target: str) -> None:
+def pip_wheel(python: str) -> Path:
+    """pip's wheel (py3-none-any), cached: the extension runs pip from it."""
+    cache = TOOLS / "wheelhouse" / "pip"
+    found = sorted(cache.glob("pip-*-py3-none-any.whl"))
+    if found:
+        return found[-1]
+    cache.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([python, "-m", "pip", "download", "-q", "--disable-pip-version-check",
+                           "--only-binary=:all:", "--no-deps", "--python-version",
+                           SUPPORTED_PYTHONS[0], "-d", str(cache), "pip"],
+                          capture_output=True, text=True)
+    found = sorted(cache.glob("pip-*-py3-none-any.whl"))
+    if proc.returncode != 0 or not found:
+        raise SystemExit(f"pip download of pip failed:\n{proc.stdout}{proc.stderr}")
+    return found[-1]
+
+
+def bundle(wheel: Path, dirs: list[Path], target: str, pip: Path) -> None:
     """vscode-client/bundled/: every wheel once, and what the extension needs to know."""
     shutil.rmtree(BUNDLED, ignore_errors=True)
     wheels = BUNDLED / "wheels"
     wheels.mkdir(parents=True)
     shutil.copy2(wheel, wheels)
+    shutil.copy2(pip, wheels)
     for d in dirs:
         for w in d.glob("*.whl"):
             if not (wheels / w.name).exists():
@@ -128,6 +149,7 @@ def bundle(wheel: Path, dirs: list[Path], target: str) -> None:
         # Changes whenever any bundled wheel does: the extension reinstalls when it differs.
         "sha256": digest.hexdigest(),
         "extras_not_bundled": list(project().get("optional-dependencies", {})),  # type: ignore[call-overload]
+        "pip": pip.name,
     }
     (BUNDLED / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
@@ -151,7 +173,7 @@ def main() -> int:
     if args.no_vsix:
         return 0
     dirs = [dependency_wheels(sys.executable, args.target, v) for v in SUPPORTED_PYTHONS]
-    bundle(wheel, dirs, args.target)
+    bundle(wheel, dirs, args.target, pip_wheel(sys.executable))
     size = sum(p.stat().st_size for p in (BUNDLED / "wheels").iterdir())
     print(f"bundled: {len(list((BUNDLED / 'wheels').iterdir()))} wheels, {size / 1e6:.1f} MB")
     vsix = package_vsix(args.target)

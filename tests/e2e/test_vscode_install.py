@@ -35,10 +35,11 @@ VSIX = Path(os.environ.get("RULELENS_PLATFORM_VSIX",
 DRIVER = ROOT / "tests" / "e2e" / "vscode" / "firstrun.mjs"
 ARTIFACTS = Path(os.environ.get("RULELENS_ARTIFACTS", ROOT / "artifacts"))
 DEEP_FILE = "src/app/handlers/orders.py"
-LENS_EXPECT = " · deepest: "   # the chain lens, whatever its counts (tests/lsp checks those)
-LENS = re.compile(r"^\d+ rules\b.* · deepest: \S+")
+LENS_EXPECT = "Claude "   # the per-agent lens, whatever its counts (tests/lsp checks those)
+#: The per-agent headline (Grok first while the demo has Grok's files), whatever its counts.
+LENS = re.compile(r"^Grok \d+ · (\d+ tok · )?Claude \d+")
 # Rows of the Active Rules view that every layout of it shows (test_vscode.py checks the rest).
-TREE_EXPECT = ["~/.grok/rules/personal.md", "CLAUDE.local.md"]
+TREE_EXPECT = ["personal.md", "CLAUDE.local.md"]   # rows put the file name first
 SETUP_TEXT = "RuleLens: first-run set-up"
 UPDATE_TEXT = "RuleLens: updating its server"
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"   # Debian's python3 only; no checkout venv
@@ -155,7 +156,7 @@ def test_first_run_shows_the_code_lens_and_the_active_rules_view(
     first = vscode_runs["first"]
     assert any(LENS.match(lens) for lens in first["lenses"]), first["lenses"]
     rows = first["treeRows"]
-    assert any("~/.grok/rules/personal.md" in r for r in rows), rows
+    assert any(r.startswith("1. personal.md~/.grok/rules/") for r in rows), rows
     assert any("CLAUDE.local.md" in r and "gitignored" in r for r in rows), rows
     assert Path(ARTIFACTS / "vscode-first-run-active-rules.png").stat().st_size > 10_000
 
@@ -167,7 +168,7 @@ def test_second_activation_reuses_the_environment(vscode_runs: dict[str, Any]) -
     assert "bundled server: setting up" not in second["log"]
     assert second["marker_mtime"] == first["marker_mtime"]
     assert any(LENS.match(lens) for lens in second["lenses"]), second["lenses"]
-    assert any("~/.grok/rules/personal.md" in r for r in second["treeRows"])
+    assert any(r.startswith("1. personal.md~/.grok/rules/") for r in second["treeRows"])
 
 
 def test_a_new_extension_version_reinstalls_into_the_same_environment(

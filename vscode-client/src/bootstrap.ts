@@ -25,6 +25,7 @@ import {
   planEnvironment,
   pythonCandidates,
   setupFailedMessage,
+  venvArgs,
   venvPython,
   type BundleManifest,
   type EnvMarker,
@@ -116,7 +117,7 @@ export class BundledServer {
       base = found;
       report(`creating a Python ${base.version} environment…`);
       rmSync(this.envDir, { recursive: true, force: true });
-      const venv = await this.run([...base.argv, "-m", "venv", this.envDir]);
+      const venv = await this.run([...base.argv, ...venvArgs(this.envDir, manifest)]);
       if (venv.code !== 0) return this.failed("venv", base.argv, venv);
     } else {
       const marker = this.readMarker();
@@ -192,7 +193,9 @@ export class BundledServer {
       child.stderr.on("data", collect);
       child.on("error", (e) => resolve({ code: null, output, error: `${argv[0]}: ${e.message}` }));
       child.on("close", (code) => {
-        if (code !== 0 || argv.includes("pip")) this.log.info(`$ ${argv.join(" ")} -> ${code}\n${output.trim()}`);
+        // pip's runs are logged: `-m pip`, or the bundled wheel's `…/pip-*.whl/pip`.
+        const pip = argv.some((a) => a === "pip" || a.endsWith(`${path.sep}pip`));
+        if (code !== 0 || pip) this.log.info(`$ ${argv.join(" ")} -> ${code}\n${output.trim()}`);
         resolve({ code, output });
       });
     });

@@ -23,6 +23,12 @@ export interface BundleManifest {
   /** Of all bundled wheels: changes whenever one of them does. */
   sha256: string;
   extras_not_bundled?: string[];
+  /**
+   * pip's own wheel, in `wheels/`: the venv is made without pip (no ensurepip, which installs
+   * pip, and on Python 3.11 setuptools, file by file) and this wheel's pip installs pip and
+   * RuleLens in one run. Measured on this 2-core machine: about a third of the set-up time.
+   */
+  pip?: string;
 }
 
 /** What the venv holds, written after a successful install. */
@@ -89,14 +95,24 @@ export function venvPython(venv: string, platform: NodeJS.Platform): string {
   return platform === "win32" ? path.join(venv, "Scripts", "python.exe") : path.join(venv, "bin", "python");
 }
 
+/** The venv's arguments: without pip when the bundle brings pip's wheel (`pipInstallArgs`). */
+export function venvArgs(envDir: string, manifest: BundleManifest): string[] {
+  return ["-m", "venv", envDir, ...(manifest.pip ? ["--without-pip"] : [])];
+}
+
 /**
  * pip's arguments for installing the bundled wheel and its dependencies from the bundle only.
+ * With pip's wheel in the bundle, pip runs from that wheel (`python pip.whl/pip`, which pip
+ * supports) and installs itself too, so the venv keeps a pip for extras; else the venv's pip.
  * `--force-reinstall` makes an update replace a same-numbered development build too.
  */
 export function pipInstallArgs(wheelsDir: string, manifest: BundleManifest): string[] {
+  const pip = manifest.pip ? path.join(wheelsDir, manifest.pip) : undefined;
   return [
-    "-m", "pip", "install", "--no-index", "--find-links", wheelsDir, "--force-reinstall",
+    ...(pip ? [path.join(pip, "pip")] : ["-m", "pip"]),
+    "install", "--no-index", "--find-links", wheelsDir, "--force-reinstall",
     "--disable-pip-version-check", "--no-input", "--no-cache-dir", "--no-warn-script-location",
+    ...(pip ? [pip] : []),
     path.join(wheelsDir, manifest.rulelens.wheel),
   ];
 }

@@ -8,6 +8,7 @@ import {
   pythonCandidates,
   setupFailedMessage,
   usesBundledServer,
+  venvArgs,
   venvPython,
   type BundleManifest,
   type EnvMarker,
@@ -49,11 +50,23 @@ describe("bundled server environment", () => {
     expect(parsePythonVersion("Python 3.11.2")).toBeUndefined();
   });
 
+  it("with pip's wheel bundled: a venv without pip, and one run of that wheel's pip installs pip and RuleLens", () => {
+    const withPip = { ...manifest, pip: "pip-25.3-py3-none-any.whl" };
+    expect(venvArgs("/env", withPip)).toEqual(["-m", "venv", "/env", "--without-pip"]);
+    const args = pipInstallArgs("/ext/bundled/wheels", withPip);
+    expect(args[0]).toBe("/ext/bundled/wheels/pip-25.3-py3-none-any.whl/pip");
+    expect(args[1]).toBe("install");
+    expect(args).toContain("--no-index");
+    expect(args.slice(-2)).toEqual(["/ext/bundled/wheels/pip-25.3-py3-none-any.whl", "/ext/bundled/wheels/rulelens-0.1.0-py3-none-any.whl"]);
+  });
+
   it("installs from the bundle only, with none of the user's pip settings", () => {
     const args = pipInstallArgs("/ext/bundled/wheels", manifest);
     expect(args).toContain("--no-index");
     expect(args.slice(args.indexOf("--find-links"), args.indexOf("--find-links") + 2)).toEqual(["--find-links", "/ext/bundled/wheels"]);
     expect(args.at(-1)).toBe("/ext/bundled/wheels/rulelens-0.1.0-py3-none-any.whl");
+    expect(args.slice(0, 2)).toEqual(["-m", "pip"]);
+    expect(venvArgs("/env", manifest)).toEqual(["-m", "venv", "/env"]);
     const env = isolatedPipEnv({ PATH: "/bin", PIP_INDEX_URL: "http://x", pip_find_links: "/w", PYTHONPATH: "/p" }, "/dev/null");
     expect(env).toEqual({ PATH: "/bin", PIP_CONFIG_FILE: "/dev/null", PIP_NO_INPUT: "1", PYTHONNOUSERSITE: "1" });
   });
