@@ -99,7 +99,8 @@ async def test_fifos_and_devices_never_block_a_request(tree: Tree, serve) -> Non
     text = shown.contents.value
     assert len(refused) == 10
     for rel in refused:  # each refused file is a row of the per-agent table, not loaded
-        assert re.search(rf"^\| {re.escape(rel)} \|.* no \|", text, re.M), text
+        assert re.search(rf"^\| {re.escape(rel)} \|.* (no|below|dup|off|scope|trust) \|",
+                         text, re.M), text
     # A hostile rule file opened in the editor: its own lens answers too.
     fifo_uri = (tree.repo / "AGENTS.md").as_uri()
     open_doc(client, fifo_uri, text="")
