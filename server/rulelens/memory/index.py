@@ -1138,8 +1138,8 @@ class MemoryIndex:
             out: dict[str, list[float]] = {}
             # One prepared statement run per id: vec0 answers ``chunk_id = ?`` from its
             # primary key, while ``IN (…)`` scans every vector (80 ids at 50,000 chunks:
-            # 4 ms against 115 ms; without it a one-shot --agent all hybrid search, whose
-            # vectors come from here, costs about 110 ms more (bench/memory_ablate.py)).
+            # 4 ms against 115 ms; without it (and the array) bench/memory_ablate.py's
+            # --agent all hybrid p50 goes from 85 to 208 ms, --rank best from 82 to 198).
             for cid, blob in self.conn.executemany(
                     "SELECT chunk_id, embedding FROM chunks_vec WHERE chunk_id = ?",
                     [(c,) for c in dict.fromkeys(wanted)]):
@@ -1170,8 +1170,8 @@ class MemoryIndex:
         vector search of a generation is answered by sqlite-vec, and the second builds the
         array (one scan), so a one-shot CLI search never pays for it. Needs numpy (the
         ``local`` extra). Brute-force KNN over 50,000 x 384 in numpy: 36 ms against 219 ms
-        for sqlite-vec (load 19); without it (bench/memory_ablate.py, load 13.5) --agent all
-        hybrid p50 goes from 114 to 218 ms wall, 41 to 56 ms CPU; --rank best 35 to 38 ms CPU."""
+        for sqlite-vec (load 19). Without it (bench/memory_ablate.py, 50,000 chunks, load 12)
+        --agent all hybrid p50 goes from 85 to 186 ms, one-index --rank best from 82 to 104."""
         gen = self._generation()
         if self._vectors is not None and self._vectors.generation == gen:
             return self._vectors
