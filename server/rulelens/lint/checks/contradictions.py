@@ -70,6 +70,8 @@ MAX_CLAIM_CHARS = 64 * 1024
 _TRIGGER = re.compile(r"\b(?:use[sd]?|using|prefer|always|never|must|mustn't|don't|do not"
                       r"|avoid|indent\w*|written|managed|runner|formatter|package manager)\b",
                       re.IGNORECASE)
+_ANY_CHOICE = re.compile(r"(?<![\w-])(?:" + "|".join(
+    re.escape(c) for cs in _SUBJECTS.values() for c in cs) + r")(?![\w-])", re.IGNORECASE)
 _NAMED = {s: re.compile(r"(?<![\w-])(" + "|".join(re.escape(c) for c in cs) + r")(?![\w-])",
                         re.IGNORECASE) for s, cs in _SUBJECTS.items()}
 
@@ -105,25 +107,28 @@ def claims(text: str) -> list[Claim]:
 
 
 def _sentence_claims(sentence: str, n: int) -> Iterator[Claim]:
-    for subject in _SUBJECTS:
-        named = {m.lower() for m in _NAMED[subject].findall(sentence)}
-        if len(named) != 1:
-            continue  # none, or a contrast of two ("npm for docs, pnpm elsewhere")
-        neg = _NEVER_CHOICE[subject].search(sentence)
-        if neg:
-            yield Claim(f"not {subject}", neg.group(1).lower(), n, sentence.strip())
-            continue
-        pos = _CHOICE[subject].search(sentence)
-        if pos:
-            yield Claim(subject, pos.group(1).lower(), n, sentence.strip())
-    m = _INDENT.search(sentence)
-    if m:
-        yield Claim("indentation", (m.group(1) or m.group(2) or "tabs").lower(), n,
-                    sentence.strip())
+    if _ANY_CHOICE.search(sentence):
+        for subject in _SUBJECTS:
+            named = {m.lower() for m in _NAMED[subject].findall(sentence)}
+            if len(named) != 1:
+                continue  # none, or a contrast of two ("npm for docs, pnpm elsewhere")
+            neg = _NEVER_CHOICE[subject].search(sentence)
+            if neg:
+                yield Claim(f"not {subject}", neg.group(1).lower(), n, sentence.strip())
+                continue
+            pos = _CHOICE[subject].search(sentence)
+            if pos:
+                yield Claim(subject, pos.group(1).lower(), n, sentence.strip())
+    if "ndent" in sentence:
+        m = _INDENT.search(sentence)
+        if m:
+            yield Claim("indentation", (m.group(1) or m.group(2) or "tabs").lower(), n,
+                        sentence.strip())
+    if len(_POLARITY.findall(sentence)) != 1:
+        return  # none, or "never always run x": no rule claim
     always = list(_ALWAYS.finditer(sentence))
     never = list(_NEVER.finditer(sentence))
-    if len(always) + len(never) == 1 and len(_POLARITY.findall(sentence)) == 1:
-        # One imperative, one polarity word: "never always run x" claims nothing.
+    if len(always) + len(never) == 1:
         for m in always:
             yield Claim(f"rule: {_key(m)}", "always", n, sentence.strip())
         for m in never:
@@ -134,21 +139,37 @@ def _key(m: re.Match[str]) -> str:
     return f"{m.group(1).lower()} {m.group(2).strip('`').rstrip('.,;:!?').lower()}"
 
 
-def conflicts(mine: list[Claim], theirs: list[Claim]) -> Iterator[tuple[Claim, Claim, str]]:
-    """``(my claim, their claim, subject)`` for each pair that cannot both hold."""
+Index = dict[str, dict[str, Claim]]
+
+
+def index(claims_: list[Claim]) -> Index:
+    """Subject -> value -> the first claim saying it (what :func:`conflicts` looks up)."""
+    out: Index = {}
+    for c in claims_:
+        out.setdefault(c.subject, {}).setdefault(c.value, c)
+    return out
+
+
+def conflicts(mine: list[Claim], theirs: Index) -> Iterator[tuple[Claim, Claim, str]]:
+    """``(my claim, their claim, subject)`` for each pair that cannot both hold: two
+    values of one subject, or a value one file chooses and the other forbids; one per
+    subject."""
     seen: set[str] = set()
     for a in mine:
-        for b in theirs:
-            subject = a.subject.removeprefix("not ")
-            key = subject
-            if subject in seen:
-                continue
-            differ = a.subject == b.subject and a.value != b.value and \
-                not a.subject.startswith("not ")
-            denied = {a.subject, b.subject} == {subject, f"not {subject}"} and a.value == b.value
-            if differ or denied:
-                seen.add(key)
-                yield a, b, subject
+        negative = a.subject.startswith("not ")
+        subject = a.subject.removeprefix("not ")
+        if subject in seen:
+            continue
+        found: Claim | None = None
+        if negative:
+            found = theirs.get(subject, {}).get(a.value)
+        else:
+            found = next((b for v, b in theirs.get(subject, {}).items() if v != a.value), None)
+            if found is None:
+                found = theirs.get(f"not {subject}", {}).get(a.value)
+        if found is not None:
+            seen.add(subject)
+            yield a, found, subject
 
 
 def _partners(ctx: Context) -> list[str]:
@@ -158,37 +179,26 @@ def _partners(ctx: Context) -> list[str]:
     key = ("RL406 partners", ctx.doc.fmt.owner)
     found = ctx.caches.memo.get(key)
     if found is None:
-        found = ctx.caches.memo[key] = [(p, os.path.realpath(p)) for p in _list_partners(ctx)]
+        found = ctx.caches.memo[key] = _list_partners(ctx)
     assert isinstance(found, list)
     mine = ctx.canonical_path
-    return [p for p, real in found if real != mine]
+    owner = ctx.doc.fmt.owner
+    # Reported once: on the deeper file, or in one folder on the later path.
+    return [p for p, real, theirs in found if real != mine and (
+        len(owner) > len(theirs) if owner != theirs else ctx.doc.path > p)]
 
 
-def _list_partners(ctx: Context) -> list[str]:
-    from rulelens.agents.registry import AGENTS
-
-    names = {n.name for a in AGENTS for row in a.profiles for n in row.named_files}
+def _list_partners(ctx: Context) -> list[tuple[str, str, str]]:
+    """``(path, real path, owner)`` of the named files and rule files of the document's
+    folder and each ancestor up to the repository root."""
     root = ctx.git_root
     if root is None:
         return []
-    doc = ctx.doc
-    out: list[str] = []
-    directory = doc.fmt.owner
+    out: list[tuple[str, str, str]] = []
+    directory = ctx.doc.fmt.owner
     root = os.path.normpath(root)
     while True:
-        for name in sorted(names):
-            path = os.path.join(directory, name)
-            if os.path.isfile(path):
-                out.append(path)
-        for container, sub, _ in RULE_DIRS:
-            rules = os.path.join(directory, container, sub) if sub else \
-                os.path.join(directory, container)
-            try:
-                entries = sorted(os.listdir(rules))
-            except OSError:
-                continue
-            out.extend(os.path.join(rules, e) for e in entries
-                       if e.endswith((".md", ".mdc")) and os.path.isfile(os.path.join(rules, e)))
+        out.extend(_folder_files(ctx, directory))
         if os.path.normpath(directory) == root or not directory.startswith(root):
             break
         parent = os.path.dirname(directory)
@@ -196,6 +206,32 @@ def _list_partners(ctx: Context) -> list[str]:
             break
         directory = parent
     return list(dict.fromkeys(out))
+
+
+def _folder_files(ctx: Context, directory: str) -> list[tuple[str, str, str]]:
+    """One folder's instruction files, listed once per session (every document below it
+    asks again)."""
+    key = ("RL406 folder", directory)
+    found = ctx.caches.memo.get(key)
+    if isinstance(found, list):
+        return found
+    from rulelens.agents.registry import AGENTS
+
+    names = sorted({n.name for a in AGENTS for row in a.profiles for n in row.named_files})
+    paths = [os.path.join(directory, n) for n in names
+             if os.path.isfile(os.path.join(directory, n))]
+    for container, sub, _ in RULE_DIRS:
+        rules = os.path.join(directory, container, sub) if sub else \
+            os.path.join(directory, container)
+        try:
+            entries = sorted(os.listdir(rules))
+        except OSError:
+            continue
+        paths.extend(os.path.join(rules, e) for e in entries
+                     if e.endswith((".md", ".mdc")) and os.path.isfile(os.path.join(rules, e)))
+    found = [(p, os.path.realpath(p), classify(p).owner) for p in paths]
+    ctx.caches.memo[key] = found
+    return found
 
 
 def _reported_here(ctx: Context, other: str) -> bool:
@@ -224,14 +260,12 @@ def run(ctx: Context) -> None:
     partners = _partners(ctx)
     ctx.caches.deps.update(partners)
     for other in partners:
-        if not _reported_here(ctx, other):
-            continue
         related = ctx.caches.related.get(other, ctx.disk)
         theirs = related.memo.get("claims")
         if theirs is None:
-            theirs = related.memo["claims"] = claims(related.text) \
-                if len(related.text) <= MAX_CLAIM_CHARS else []
-        assert isinstance(theirs, list)
+            theirs = related.memo["claims"] = index(claims(related.text)) \
+                if len(related.text) <= MAX_CLAIM_CHARS else {}
+        assert isinstance(theirs, dict)
         for a, b, subject in conflicts(mine, theirs):
             readers = _loaded_together(ctx, other)
             if not readers:
