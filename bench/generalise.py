@@ -36,6 +36,7 @@ import calendar
 import itertools
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -239,9 +240,21 @@ def tune(ds: R.DataSet, g: Gatherer, configs: Sequence[Config]
 # -- report ------------------------------------------------------------------------------
 
 Table = dict[str, R.Scores]
+PerQuery = dict[str, list[float]]  # system -> nDCG@10 of each graded query, in order
 
 
-def report(ds: R.DataSet, systems: list[tuple[str, R.Ranker, bool]]) -> Table:
+def paired_interval(a: Sequence[float], b: Sequence[float], rounds: int = 2000
+                    ) -> tuple[float, float]:
+    """95 % paired bootstrap interval of mean(a) - mean(b) over queries (seeded)."""
+    rng = random.Random(24)
+    n = len(a)
+    diffs = sorted(sum(a[i] - b[i] for i in (rng.randrange(n) for _ in range(n))) / n
+                   for _ in range(rounds))
+    return diffs[int(0.025 * rounds)], diffs[int(0.975 * rounds) - 1]
+
+
+def report(ds: R.DataSet, systems: list[tuple[str, R.Ranker, bool]],
+           per: PerQuery) -> Table:
     """Score and print every system on ``ds``; ``tuned_here`` systems are marked ``*``."""
     labelled = [q for q in ds.queries if q.gains]
     print(f"\n{ds.name}: {ds.index.stats()['chunks']} chunks in {len(ds.files)} files;"
@@ -250,6 +263,7 @@ def report(ds: R.DataSet, systems: list[tuple[str, R.Ranker, bool]]) -> Table:
     out: Table = {}
     for name, ranker, tuned_here in systems:
         s = out[name] = R.evaluate(ds, ranker)
+        per[name] = [R.ndcg_at(q, ranker(q.text, False), ds.labels) for q in labelled]
         empty = "   -  " if s.unrelated_empty is None else f"{s.unrelated_empty:6.2f}"
         kinds = ", ".join(f"{k} {v:.3f}" for k, v in s.by_kind.items())
         label = name + (" *" if tuned_here else "")
@@ -289,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         shipped = Config(BestSettings(), False)
         print(f"shipped best: {shipped.describe()}")
         tables: dict[str, Table] = {}
+        per: dict[str, PerQuery] = {}
         for name, ds in sets.items():
             g = gatherers[name]
             systems: list[tuple[str, R.Ranker, bool]] = [
@@ -299,15 +314,19 @@ def main(argv: list[str] | None = None) -> int:
                 ("best", config_ranker(g, shipped), name == "A"),
             ] + [(f"best-{key}", config_ranker(g, cfg), key.endswith(name))
                  for key, cfg in tuned.items()]
-            tables[name] = report(ds, systems)
-        print("\nheld out (never the set a system was tuned on): nDCG@10, and minus rrf")
+            per[name] = {}
+            tables[name] = report(ds, systems, per[name])
+        print("\nheld out (never the set a system was tuned on): nDCG@10, minus rrf,"
+              " 95 % paired bootstrap interval of the difference")
         held = [("best-before", "A"), ("best", "A")] + [(f"best-{k}", k[-1]) for k in tuned]
         for sys_name, tuned_on in held:
             for name, t in tables.items():
                 if name == tuned_on:
                     continue
+                lo, hi = paired_interval(per[name][sys_name], per[name]["rrf"])
                 print(f"  {sys_name:<15} tuned on {tuned_on}, on {name:<9}"
-                      f" {t[sys_name].ndcg:.3f}  {t[sys_name].ndcg - t['rrf'].ndcg:+.3f}")
+                      f" {t[sys_name].ndcg:.3f}  {t[sys_name].ndcg - t['rrf'].ndcg:+.3f}"
+                      f"  [{lo:+.3f}, {hi:+.3f}]")
         for ds in sets.values():
             ds.index.close()
     finally:
