@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from rulelens.agents.paths import display_path
 from rulelens.agents.rusttext import byte_len, lines, trim
 from rulelens.memory.beneath import (
     MAX_MEMORY_FILE_BYTES,
@@ -119,7 +120,7 @@ def _checked_utf8(path: str, content: bytes | None) -> str:
     try:
         return (content or b"").decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RememberError(f"{path} is not UTF-8; refusing to append to it") from exc
+        raise RememberError(f"{display_path(path)} is not UTF-8; refusing to append to it") from exc
 
 
 @dataclass(frozen=True)
@@ -238,7 +239,7 @@ def append_note(path: str, note: str, seen: FileSnapshot | None = None, *,
         raise RememberError("the note is empty; nothing was written")
     with _memory_dir(path, root, create=True) as dfd:
         if dfd is None:  # not with create=True; kept for the type checker
-            raise RememberError(f"{path}: no directory; nothing was written")
+            raise RememberError(f"{display_path(path)}: no directory; nothing was written")
         with _locked(path, dfd, timeout_s):
             return _append_locked(path, dfd, normalised, seen, expected_sha256)
 
@@ -266,7 +267,8 @@ def _append_locked(path: str, dfd: int, normalised: str, seen: FileSnapshot | No
             return Remembered(path, normalised, sha256_hex(_read_all(path, fd)))
         finally:
             os.close(fd)
-    raise RememberError(f"{path} kept appearing and disappearing; nothing was written")
+    raise RememberError(f"{display_path(path)}"
+                        " kept appearing and disappearing; nothing was written")
 
 
 def append_in_place(path: str, suffix_for: Callable[[bytes | None], bytes], *, root: str,
@@ -277,7 +279,7 @@ def append_in_place(path: str, suffix_for: Callable[[bytes | None], bytes], *, r
     :class:`RememberError` to refuse (nothing is written)."""
     with _memory_dir(path, root, create=True) as dfd:
         if dfd is None:  # not with create=True; kept for the type checker
-            raise RememberError(f"{path}: no directory; nothing was written")
+            raise RememberError(f"{display_path(path)}: no directory; nothing was written")
         with _locked(path, dfd, timeout_s):
             for _ in range(3):
                 fd = _open_memory_file(path, dfd, os.O_RDWR | os.O_APPEND)
@@ -299,7 +301,8 @@ def append_in_place(path: str, suffix_for: Callable[[bytes | None], bytes], *, r
                     return data
                 finally:
                     os.close(fd)
-    raise RememberError(f"{path} kept appearing and disappearing; nothing was written")
+    raise RememberError(f"{display_path(path)}"
+                        " kept appearing and disappearing; nothing was written")
 
 
 #: Opening a memory file for ``remember``: no link, no blocking on a FIFO, no tty.
@@ -314,18 +317,20 @@ def _memory_dir(path: str, root: str | None, create: bool) -> Iterator[int | Non
     root = directory if root is None else root
     rel = relative_to(root, directory)
     if rel is None:
-        raise RememberError(f"{path} is outside the memory root {root}; refusing to write")
+        raise RememberError(f"{display_path(path)}"
+                            f" is outside the memory root {display_path(root)}; refusing to write")
     try:
         dfd = open_dir_for_write(root, rel, create)
     except FileNotFoundError:
         if create:
-            raise RememberError(f"{path}: its directory vanished; nothing was written") from None
+            raise RememberError(f"{display_path(path)}"
+                                ": its directory vanished; nothing was written") from None
         yield None
         return
     except Refused as exc:
-        raise RememberError(f"{path}: refusing to write: {exc.detail}") from exc
+        raise RememberError(f"{display_path(path)}: refusing to write: {exc.detail}") from exc
     except OSError as exc:
-        raise RememberError(f"{path}: cannot write ({exc.strerror or exc})") from exc
+        raise RememberError(f"{display_path(path)}: cannot write ({exc.strerror or exc})") from exc
     try:
         yield dfd
     finally:
@@ -347,19 +352,22 @@ def _open_memory_file(path: str, dfd: int, flags: int) -> int | None:
                 " links (it would not replace the link with a copy either): add the note to"
                 " the target itself, or replace the link with the file") from exc
         if exc.errno == errno.ENXIO:       # a FIFO without a reader
-            raise RememberError(f"{path} is a FIFO, not a file; refusing to write") from exc
-        raise RememberError(f"{path}: cannot open ({exc.strerror or exc})") from exc
+            raise RememberError(f"{display_path(path)}"
+                                " is a FIFO, not a file; refusing to write") from exc
+        raise RememberError(f"{display_path(path)}: cannot open ({exc.strerror or exc})") from exc
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise RememberError(f"{path} is {kind_of(st.st_mode)}, not a file; refusing to write")
+        raise RememberError(f"{display_path(path)}"
+                            f" is {kind_of(st.st_mode)}, not a file; refusing to write")
     return fd
 
 
 def _read_all(path: str, fd: int) -> bytes:
     size = os.fstat(fd).st_size
     if size > MAX_MEMORY_FILE_BYTES:
-        raise RememberError(f"{path} is {size} bytes; RuleLens appends to memory files up to"
+        raise RememberError(f"{display_path(path)}"
+                            f" is {size} bytes; RuleLens appends to memory files up to"
                             f" {MAX_MEMORY_FILE_BYTES} bytes")
     out: list[bytes] = []
     offset = 0
@@ -374,9 +382,10 @@ def _read_all(path: str, fd: int) -> bytes:
 def _check_unchanged(path: str, current: bytes | None, seen: FileSnapshot | None,
                      expected_sha256: str | None) -> None:
     if seen is not None and current != seen.content:
-        raise RememberError(f"{path} changed since it was read; reload it and try again")
+        raise RememberError(f"{display_path(path)}"
+                            " changed since it was read; reload it and try again")
     if expected_sha256 is not None and sha256_hex(current) != expected_sha256.lower():
-        raise RememberError(f"{path} changed since it was read; nothing was written"
+        raise RememberError(f"{display_path(path)} changed since it was read; nothing was written"
                             " (reload it and try again)")
 
 
@@ -397,7 +406,8 @@ def _append(path: str, fd: int, data: bytes) -> None:
                 undone = True
         tail = ("nothing was written" if not written or undone
                 else f"{written} of {len(data)} bytes were written and could not be removed")
-        raise RememberError(f"{path}: cannot write ({exc.strerror or exc}); {tail}") from exc
+        raise RememberError(f"{display_path(path)}"
+                            f": cannot write ({exc.strerror or exc}); {tail}") from exc
 
 
 @contextlib.contextmanager

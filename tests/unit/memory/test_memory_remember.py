@@ -120,3 +120,21 @@ def test_findability_follows_the_agents_chunker_and_filter(
     append_note(path, raw, plan.seen)
     with open(path, encoding="utf-8") as fh:
         assert fh.read() == existing + plan.text
+
+
+def test_a_refusal_names_the_file_from_the_home(tmp_path: object,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: messages never print an absolute path outside the repository."""
+    home = str(tmp_path)
+    monkeypatch.setenv("HOME", home)
+    path = os.path.join(home, ".grok", "memory", "MEMORY.md")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w") as fh:
+        fh.write("# Mine\n")
+    seen = FileSnapshot.read(path)
+    with open(path, "a") as fh:
+        fh.write("edited elsewhere\n")
+    with pytest.raises(RememberError) as info:
+        append_note(path, "note", seen)
+    assert str(info.value).startswith("~/.grok/memory/MEMORY.md changed since it was read")
+    assert home not in str(info.value)
