@@ -7,9 +7,11 @@ import os
 import pathlib
 import re
 import threading
+from typing import Any
 
 from pytest_lsp import LanguageClient
 
+from helpers.waiting import until
 from rulelens.lsp import protocol
 
 from .conftest import Demo, hover, lenses, open_doc, request, waiter, watching
@@ -72,18 +74,25 @@ async def test_rule_file_edit_and_creation(client: LanguageClient, demo: Demo) -
     assert docs in uris
     files = (await request(client, protocol.CHAIN, {"uri": deep}))["files"]
     assert files[-1]["content"].endswith("- New rule: be kind.\n")
-    before = (await lenses(client, deep) or [])[0].command.title  # type: ignore[union-attr]
+    before = (await request(client, protocol.AGENTS_FOR_FILE, {"uri": deep}))["headline"]
     new = demo.repo / "src/app/handlers/AGENTS.md"
     await _changed(client, lambda: new.write_text("# handlers\n"), deep)
     got = await lenses(client, deep)
     assert got is not None and got[0].command is not None
     after = got[0].command.title
-    payload = await request(client, protocol.AGENTS_FOR_FILE, {"uri": deep})
+    # A late chainChanged from the first edit can end the wait above: wait for the headline.
+    async def grown() -> dict[str, Any] | None:
+        got = await request(client, protocol.AGENTS_FOR_FILE, {"uri": deep})
+        return got if got["headline"] != before else None
+
+    payload = await until(grown, "the headline to count the new AGENTS.md")
+    after = (await lenses(client, deep) or [])[0].command.title  # type: ignore[union-attr]
     assert after == payload["lens"]  # the headline cut to one line between agents
     assert payload["headline"].startswith(after.partition(" · +")[0])
     # Cursor reads a nested AGENTS.md when it works on a file below it: one more.
-    assert re.search(r"Cursor (\d+)", after).group(1) == str(  # type: ignore[union-attr]
-        int(re.search(r"Cursor (\d+)", before).group(1)) + 1), (before, after)  # type: ignore[union-attr]
+    grown = payload["headline"]
+    assert re.search(r"Cursor (\d+)", grown).group(1) == str(  # type: ignore[union-attr]
+        int(re.search(r"Cursor (\d+)", before).group(1)) + 1), (before, grown)  # type: ignore[union-attr]
 
 
 async def test_agent_config_change_is_watched(client: LanguageClient, demo: Demo) -> None:

@@ -37,16 +37,20 @@ class ScanCache:
         self._items: OrderedDict[Hashable, object] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        #: Bumped by :meth:`clear`: a result computed before a clear is not stored after it.
+        self._generation = 0
 
     def get(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """The result stored for ``key``, else ``compute()`` stored."""
+        """The result stored for ``key``, else ``compute()`` stored (unless the cache was
+        cleared while it ran: the disk changed meanwhile, so the result may be stale)."""
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]  # type: ignore[return-value]
+            generation = self._generation
         value = compute()
         with self._lock:
-            if key not in self._items:
+            if generation == self._generation and key not in self._items:
                 self._items[key] = value
                 self._bytes += _size(value)
             while self._items and (len(self._items) > self.limit
@@ -58,6 +62,7 @@ class ScanCache:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+            self._generation += 1
 
     def __len__(self) -> int:
         with self._lock:

@@ -79,11 +79,14 @@ class AgentViews:
     #: (start directory, file) -> [lock, users]: one thread computes a document's views,
     #: another asking meanwhile (didOpen's fingerprint and the first lens) waits for them.
     _building: dict[tuple[str, str], list[Any]] = field(default_factory=dict)
+    #: Bumped by :meth:`clear` (the disk changed): what was computed before is not stored.
+    _generation: int = 0
 
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
             self._texts.clear()
+            self._generation += 1
         self.scans.clear()
 
     def text(self, kind: str, path: str, cwd: str, agents: Sequence[str],
@@ -92,10 +95,12 @@ class AgentViews:
         key = (kind, tuple(agents), cwd, path)
         with self._lock:
             hit = self._texts.get(key)
+            generation = self._generation
         if hit is None:
             hit = build(self.views(path, cwd, agents, resolve))
             with self._lock:
-                self._texts[key] = hit
+                if generation == self._generation:
+                    self._texts[key] = hit
         return hit
 
     def views(self, path: str, cwd: str, agents: Sequence[str],
@@ -123,6 +128,7 @@ class AgentViews:
                 hit = self._cache.get(key)
                 if hit is not None:
                     self._cache.move_to_end(key)
+                generation = self._generation
             if hit is None:
                 try:
                     with scan.using(self.scans):
@@ -130,7 +136,8 @@ class AgentViews:
                 except ConfigError as exc:  # the agent's own config refused: a note
                     hit = refused_view(agent, cwd, path, str(exc))
                 with self._lock:
-                    self._cache[key] = hit
+                    if generation == self._generation:  # else computed from an old disk
+                        self._cache[key] = hit
                     while len(self._cache) > MAX_VIEWS:
                         self._cache.popitem(last=False)
             out.append(hit)
