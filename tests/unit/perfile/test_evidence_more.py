@@ -56,7 +56,8 @@ def test_lines_from_other_files_name_them(base: Path, home: Path) -> None:
     assert src[str(repo / "AGENTS.md")] == qwen.PROFILE.source
     o = with_source(opencode.view(str(repo), target, env)).to_json()
     first = o["files"][0]
-    assert first["path"].endswith("opencode/AGENTS.md") and first["evidence_source"] == opencode.ORDER_REF
+    assert first["path"].endswith("opencode/AGENTS.md")
+    assert first["evidence_source"] == opencode.ORDER_REF
     a = with_source(aider.view(str(repo), target, env)).to_json()
     skip = next(s for s in a["skipped"] if s["path"].endswith("CONVENTIONS.md"))
     assert skip["evidence_source"] == aider.CONVENTIONS_REF and skip["evidence"] == "docs"
