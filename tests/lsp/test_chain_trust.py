@@ -7,6 +7,7 @@ grok@1.0.6) and check the lens, the hover, the chain payload and the rule-file l
 from __future__ import annotations
 
 import asyncio
+import re
 
 from lsprotocol import types
 
@@ -43,7 +44,8 @@ async def test_untrusted_demo_lens_hover_and_payload(demo: Demo) -> None:
         got = await lenses(client, uri)
         assert got is not None and len(got) == 1 and got[0].command is not None
         # Sessions start in the workspace folder: Grok withholds the root's 3 project files.
-        assert got[0].command.title.startswith("Grok 2 (+3 after trust) · Claude ")
+        assert re.match(r"Grok 2 \(\+3 after trust\) · \S+ tok · Claude 3 · ",
+                        got[0].command.title), got[0].command.title
         shown = await hover(client, uri, 0, 0)
         assert shown is not None and isinstance(shown.contents, types.MarkupContent)
         assert ("> **Grok: folder not trusted yet, 3 project files withheld; run `grok --trust`"
