@@ -304,7 +304,11 @@ class RuleLensServer(LanguageServer):
             self.thread_pool.shutdown(wait=False, cancel_futures=True)
 
         worker = threading.Thread(target=lambda: guarded(stop_all, None), daemon=True)
-        worker.start()
+        try:
+            worker.start()
+        except RuntimeError:  # no thread to spare (an address-space limit): stop inline
+            guarded(stop_all, None)
+            return
         worker.join(timeout)
 
     def announce(self, changed: list[str]) -> None:
@@ -961,6 +965,10 @@ async def _refresh_all(ls: RuleLensServer) -> None:
     ls.announce(changed)
 
 
+#: Stack reserved per worker thread (parsers are depth-bounded before they run).
+THREAD_STACK = 4 * 1024 * 1024
+
+
 def serve_stdio() -> int:
     """Entry point of ``rulelens serve``: serve until ``exit`` (or EOF), then end at once.
 
@@ -971,6 +979,9 @@ def serve_stdio() -> int:
     flush_logs = log_to_stderr(level if isinstance(level, int) else logging.WARNING,
                                "rulelens: %(levelname)s %(message)s")
     code = 1
+    # Worker threads need far less than the 8 MiB default stack; a smaller reservation lets
+    # the server run under an address-space limit (ulimit -v) without "can't start new thread".
+    threading.stack_size(THREAD_STACK)
     try:
         server = create_server()
         code = serve(server, sys.stdin.buffer, sys.stdout.buffer)
