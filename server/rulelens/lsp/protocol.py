@@ -141,4 +141,6 @@ def check_shape(shape: Shape, value: object) -> str | None:
                 return f"expected `{key}`: {what}"
         elif not isinstance(field, kind) or (kind is not bool and isinstance(field, bool)):
             return f"expected `{key}` to be {what}"
+        elif isinstance(field, list) and not all(isinstance(x, str) for x in field):
+            return f"expected `{key}` to be {what}"  # every list param is a list of strings
     return None
