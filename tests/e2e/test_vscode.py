@@ -415,6 +415,7 @@ def test_untrusted_folder_line_and_status_bar(driven: dict[str, Any]) -> None:
     # (named from its start directory when sessions start elsewhere: `from src/app/: …`)
     assert re.match(r"(from \S+: )?Grok \d+ \(\+\d+ after trust\) · \d+ tok",
                     driven["trustStatus"]), driven["trustStatus"]
+    assert Path(ARTIFACTS / "vscode-untrusted.png").stat().st_size > 10_000
 
 
 def test_nothing_written_to_the_real_home(driven: dict[str, Any]) -> None:

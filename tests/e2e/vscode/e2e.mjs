@@ -368,6 +368,7 @@ try {
   const trustStatus = page.locator('.part.statusbar [aria-label^="RuleLens: "]', { hasText: /after trust/ }).first();
   await trustStatus.waitFor({ timeout: 20000 });
   result.trustStatus = (await trustStatus.innerText()).trim();
+  await shot("vscode-untrusted.png");
   writeFileSync(trustFile, grant);
   await trustRow.waitFor({ state: "detached", timeout: 30000 });
   step("untrusted folder: trust line and status count", { status: result.trustStatus });
