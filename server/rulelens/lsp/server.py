@@ -92,6 +92,19 @@ class RuleLensServer(LanguageServer):
         self.findings: dict[str, tuple[str, list[Finding], Callable[[int, int], int],
                                        int | None]] = {}
         self._editor_lint: EditorLint | None = None
+        #: git reads for the hover's ages (two calls a file, in the background).
+        self.git_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulelens-git")
+        self._ages: Any = None
+
+    @property
+    def ages(self) -> Any:
+        """The ages of instruction files the hovers show (``lsp.ages.Ages``), made at
+        first use."""
+        if self._ages is None:
+            from rulelens.lsp.ages import Ages
+
+            self._ages = Ages(self.git_pool)
+        return self._ages
 
     @property
     def session(self) -> Session:
@@ -301,6 +314,7 @@ class RuleLensServer(LanguageServer):
                 self.memory.close()
             self.batch_pool.shutdown(wait=False, cancel_futures=True)
             self.verify_pool.shutdown(wait=False, cancel_futures=True)
+            self.git_pool.shutdown(wait=False, cancel_futures=True)
             self.thread_pool.shutdown(wait=False, cancel_futures=True)
 
         worker = threading.Thread(target=lambda: guarded(stop_all, None), daemon=True)
@@ -614,6 +628,11 @@ def hover(ls: RuleLensServer, params: types.HoverParams) -> types.Hover | None:
         block = _verdict_block(ls, s, path)
         if block:
             text = f"{text}\n\n{block}" if text else block
+        found = s.agent_views(path) or []
+        loaded = [f.path for v in found for f in v.files if f.when != "may"]
+        ages = ls.ages.lines(loaded, chain.git_root, workspace)
+        if ages:
+            text = f"{text}\n\n" + "\n".join(ages)
         if s.config.hover_format == "list":
             text = agentviews.tables_as_lists(text)
         return _markdown(text)
