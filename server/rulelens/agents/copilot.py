@@ -33,17 +33,10 @@ JETBRAINS_LOCAL_BUG = ("JetBrains Copilot 1.12.1 in Local mode ignores `applyTo`
                        " observed: microsoft/copilot-intellij-feedback#1624")
 
 
-def repo_root(cwd: str) -> str | None:
-    for d in fsio.ancestors(cwd):
-        if os.path.lexists(os.path.join(d, ".git")):
-            return d
-    return None
+repo_root = fsio.repo_root
 
 
-def _rel(file: str | None, base: str) -> str | None:
-    if file is None or file == base or not fsio.is_below(file, base):
-        return None
-    return os.path.relpath(file, base).replace(os.sep, "/")
+_rel = fsio.rel_below
 
 
 def _review_note(text: str) -> str:

@@ -36,10 +36,7 @@ TAB_NOTE = ("Rules are not used by Tab completion or inline edit (per a third-pa
             " hktitan/cursor-sdk): this view is for Agent and Chat.")
 
 
-def _rel(file: str | None, base: str) -> str | None:
-    if file is None or file == base or not fsio.is_below(file, base):
-        return None
-    return os.path.relpath(file, base).replace(os.sep, "/")
+_rel = fsio.rel_below
 
 
 def rule_type(meta: Mapping[str, object]) -> str:

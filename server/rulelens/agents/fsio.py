@@ -144,3 +144,19 @@ def is_below(path: str, root: str) -> bool:
         return True
     prefix = root if root.endswith(os.sep) else root + os.sep
     return path.startswith(prefix)
+
+
+def rel_below(file: str | None, base: str) -> str | None:
+    """``file`` relative to ``base`` with ``/`` separators, or ``None`` unless strictly
+    below it (the form scope globs are matched against)."""
+    if file is None or file == base or not is_below(file, base):
+        return None
+    return os.path.relpath(file, base).replace(os.sep, "/")
+
+
+def repo_root(cwd: str) -> str | None:
+    """Nearest ancestor-or-self of ``cwd`` holding ``.git`` (directory or file)."""
+    for d in ancestors(cwd):
+        if os.path.lexists(os.path.join(d, ".git")):
+            return d
+    return None

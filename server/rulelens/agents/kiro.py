@@ -46,10 +46,7 @@ def steering_home(env: Mapping[str, str]) -> str:
     return os.path.join(home, STEERING)
 
 
-def _rel(file: str | None, base: str) -> str | None:
-    if file is None or file == base or not fsio.is_below(file, base):
-        return None
-    return os.path.relpath(file, base).replace(os.sep, "/")
+_rel = fsio.rel_below
 
 
 def inclusion_of(meta: Mapping[str, object]) -> str | None:

@@ -46,18 +46,10 @@ AGENTS_NAMES = ("AGENTS.md", "agents.md")
 LEGACY = ".windsurfrules"
 
 
-def repo_root(cwd: str) -> str | None:
-    """Nearest ancestor-or-self of ``cwd`` holding ``.git`` (directory or file)."""
-    for d in fsio.ancestors(cwd):
-        if os.path.lexists(os.path.join(d, ".git")):
-            return d
-    return None
+repo_root = fsio.repo_root
 
 
-def _rel(file: str | None, base: str) -> str | None:
-    if file is None or file == base or not fsio.is_below(file, base):
-        return None
-    return os.path.relpath(file, base).replace(os.sep, "/")
+_rel = fsio.rel_below
 
 
 def trigger_of(meta: Mapping[str, object]) -> str | None:
