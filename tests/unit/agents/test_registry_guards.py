@@ -44,6 +44,9 @@ EXCEPTIONS: dict[str, dict[str, str]] = {
     "lsp/sessionwatch.py": dict.fromkeys(
         ("grok", "claude", "codex", "gemini"),
         "where each agent's session files are, for the verify watch (would fit sessions/<id>)"),
+    "memory/agent_transcripts.py": dict.fromkeys(
+        ("claude", "codex"), "the transcript index per agent whose session format it reads"),
+    "memory/transcripts.py": {"grok": "Grok's transcript index names the agent of its hits"},
     "sessions/verify.py": dict.fromkeys(("claude", "codex"),
                                         "session-format specifics of verify"),
     "lsp/protocol.py": dict.fromkeys(("grok", "claude", "codex", "gemini", "qwen"),
