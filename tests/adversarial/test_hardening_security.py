@@ -33,9 +33,9 @@ from adversarial.rawlsp import RawServer
 SECRET = "RULELENS-SECRET-9c41e7"
 #: Bytes of the machine's own files the imports name (``/etc/passwd`` is world-readable).
 MACHINE_SECRETS = ("root:x:0:0", "root:*:")
-#: Address space (not memory used): glibc reserves a 64 MiB malloc arena per thread that
-#: allocates, and the server's watchers (workspace, homes, sessions, memory) are threads.
-ADDRESS_LIMIT = 2 << 30
+#: Address space (not memory used); the server caps glibc's per-thread malloc arenas,
+#: which would otherwise map 64 MiB for each of its watcher and pool threads.
+ADDRESS_LIMIT = 1 << 30
 TIMEOUT_S = 60
 INVALID_PARAMS = -32602
 IMPORTS = ("@../outside/secret.md", "@{outside}/secret.md", "@~/.ssh/id_rsa",

@@ -26,9 +26,10 @@ def test_every_agents_memory_in_headless_neovim(version: str, tmp_path: pathlib.
     labels = grouped["labels"]
     assert labels[0].startswith("Gemini CLI · injected at start  1.00  ~/.gemini/tmp/demo-shop/"
                                 "memory/MEMORY.md:1-5  - Stripe webhook retries back off")
-    assert [label.split("  ")[0] for label in labels] == [
-        "Gemini CLI · injected at start", "Claude Code · on demand",
-        "Claude Code · injected at start"]
+    heads = [label.split("  ")[0] for label in labels]
+    # Grouped by agent; inside Claude's group the ranking orders the two hits.
+    assert heads[0] == "Gemini CLI · injected at start"
+    assert sorted(heads[1:]) == ["Claude Code · injected at start", "Claude Code · on demand"]
     assert res["live_empty"] == ["Type to search every agent's memory"]
     first = res["live_first"]
     assert first[0] == "── Claude Code (2) ──"

@@ -1,4 +1,4 @@
-"""Real Neovim: `:RuleLensChain` says when folder trust withholds files (issue 12).
+"""Real Neovim: `:RuleLensChain here` says when folder trust withholds files (issue 12).
 
 The demo home trusts the demo repository; deleting that grant leaves the folder undecided
 for grok@1.0.45, the default profile.

@@ -114,7 +114,11 @@ def render_png(ansi_text: str, png: Path, title: str, width: int = 1400,
                         "--disable-background-networking", "--disable-component-update",
                         "--disable-sync", "--no-first-run", f"--user-data-dir={tmp}/profile",
                         f"--window-size={width},{height}", f"--screenshot={png}",
-                        page.as_uri()], check=True, capture_output=True, timeout=60)
+                        page.as_uri()], check=True, capture_output=True, timeout=60,
+                       # Chromium writes ~/.config/chromium and ~/.pki whatever the
+                       # profile dir: give it a home of its own, never the user's.
+                       env={**os.environ, "HOME": tmp, "XDG_CONFIG_HOME": f"{tmp}/config",
+                            "XDG_CACHE_HOME": f"{tmp}/cache"})
     return png
 
 

@@ -988,6 +988,18 @@ async def _refresh_all(ls: RuleLensServer) -> None:
 THREAD_STACK = 4 * 1024 * 1024
 
 
+def _few_malloc_arenas() -> None:
+    """glibc reserves a 64 MiB malloc arena per allocating thread (up to 8 per core): the
+    watchers and pools would map hundreds of MiB of address space they never use, and a
+    ``ulimit -v`` would end the server. Two arenas serve its few busy threads."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
+    except (OSError, AttributeError):  # not glibc: nothing to cap
+        pass
+
+
 def serve_stdio() -> int:
     """Entry point of ``rulelens serve``: serve until ``exit`` (or EOF), then end at once.
 
@@ -1001,6 +1013,7 @@ def serve_stdio() -> int:
     # Worker threads need far less than the 8 MiB default stack; a smaller reservation lets
     # the server run under an address-space limit (ulimit -v) without "can't start new thread".
     threading.stack_size(THREAD_STACK)
+    _few_malloc_arenas()
     try:
         server = create_server()
         code = serve(server, sys.stdin.buffer, sys.stdout.buffer)

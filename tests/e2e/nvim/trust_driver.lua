@@ -14,7 +14,8 @@ local ok, err = pcall(function()
     local c = rulelens.get_clients(bufnr)[1]
     return c ~= nil and c.initialized
   end, 50), "server did not attach")
-  vim.cmd("RuleLensChain")
+  -- Grok's chain for a session started in the file's own folder (the explicit view).
+  vim.cmd("RuleLensChain here")
   assert(vim.wait(10000, function() return sidebar_has("Loaded (") end, 50), "sidebar empty")
   results.sidebar = sidebar_lines()
 end)
