@@ -42,17 +42,15 @@ from rulelens.agents import bounded, safeio
 from rulelens.memory.beneath import Refused, SkippedFile, lstat_beneath
 from rulelens.memory.index import cache_root
 from rulelens.memory.transcripts import (
-    MAX_LINE,
-    MAX_TURN,
     Role,
     SessionInfo,
     TranscriptIndex,
     TranscriptSync,
     Turn,
     _under,
+    group_turns,
 )
 from rulelens.sessions import claude, codex
-from rulelens.sessions.jsonl import bounded_lines
 from rulelens.sessions.model import SessionRef
 
 #: One message of a transcript line: (role, join key, timestamp, text), or None.
@@ -81,46 +79,11 @@ def parse_turns(chunks: Iterable[bytes], offset: int, line_no: int,
                 message: Callable[[bytes, int], Message | bool]
                 ) -> Iterator[Turn | tuple[int, int]]:
     """Turns from a JSONL transcript, as :func:`rulelens.memory.transcripts.parse_updates`
-    yields them: ``message(line, n)`` gives the line's message, ``True`` for a line that
-    ends the current turn without starting one, or None/False for a line that is neither.
-    Consecutive messages with one role and key are one turn; a turn past MAX_TURN is
-    counted (``dropped``), not held. Last comes ``(consumed bytes, consumed lines)``."""
-    pos, n = offset, line_no
-    current: list[str] = []
-    held = dropped = 0
-    head: tuple[Role, str, int, int, float | None] | None = None
-
-    def turn() -> Turn:
-        assert head is not None
-        if dropped:
-            return Turn(head[0], head[1], head[2], head[3], head[4], "", held + dropped)
-        return Turn(head[0], head[1], head[2], head[3], head[4], "\n\n".join(current))
-
-    for size, raw in bounded_lines(chunks, MAX_LINE):
-        start = pos
-        pos += size
-        n += 1
-        found = None if raw is None else message(raw, n)
-        if found is True and head is not None:
-            yield turn()
-            head, current, held, dropped = None, [], 0, 0
-        if not isinstance(found, tuple):
-            continue
-        role, key, ts, text = found
-        if head is not None and (head[0] != role or head[1] != key):
-            yield turn()
-            head, current, held, dropped = None, [], 0, 0
-        if head is None:
-            head = (role, key, n, start, ts)
-        if dropped or held + len(text) > MAX_TURN:
-            dropped += len(text) + held
-            current, held = [], 0
-        else:
-            current.append(text)
-            held += len(text)
-    if head is not None:
-        yield turn()
-    yield (pos, n)
+    yields them (:func:`~rulelens.memory.transcripts.group_turns`): ``message(line, n)``
+    gives the line's message, ``True`` for a line that ends the current turn without
+    starting one, or None/False for a line that is neither. Texts of a turn are joined by
+    a blank line."""
+    return group_turns(chunks, offset, line_no, message, "\n\n")
 
 
 # -- Codex ----------------------------------------------------------------------------------

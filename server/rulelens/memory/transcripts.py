@@ -38,7 +38,7 @@ import os
 import stat
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -252,6 +252,20 @@ def parse_updates(chunks: Iterable[bytes], offset: int = 0, line_no: int = 0
     """Turns from ``chunks`` (the file's bytes from byte ``offset``, which is line
     ``line_no`` lines in), and last a ``(consumed bytes, consumed lines)`` pair: the end of
     the last complete line (a torn last line is left for the next read)."""
+    return group_turns(chunks, offset, line_no, lambda raw, _n: _chunk(raw), "")
+
+
+#: A line's message: (role, key, timestamp, text); True ends the current turn without
+#: starting one; None or False: neither.
+LineMessage = tuple[Role, str | None, float | None, str] | bool | None
+
+
+def group_turns(chunks: Iterable[bytes], offset: int, line_no: int,
+                message: Callable[[bytes, int], LineMessage], sep: str
+                ) -> Iterator[Turn | tuple[int, int]]:
+    """The one turn grouping every transcript reader shares: consecutive messages with one
+    role and key are one turn, their texts joined with ``sep``; a turn past MAX_TURN is
+    counted (``dropped``), not held. Last comes ``(consumed bytes, consumed lines)``."""
     pos, n = offset, line_no
     current: list[str] = []
     held = dropped = 0  # characters in ``current``; let go past MAX_TURN
@@ -261,16 +275,19 @@ def parse_updates(chunks: Iterable[bytes], offset: int = 0, line_no: int = 0
         assert head is not None
         if dropped:
             return Turn(head[0], head[1], head[2], head[3], head[4], "", held + dropped)
-        return Turn(head[0], head[1], head[2], head[3], head[4], "".join(current))
+        return Turn(head[0], head[1], head[2], head[3], head[4], sep.join(current))
 
     for size, raw in _lines(chunks):
         start = pos
         pos += size
         n += 1
-        chunk = None if raw is None else _chunk(raw)
-        if chunk is None:
+        found = None if raw is None else message(raw, n)
+        if found is True and head is not None:
+            yield turn()
+            head, current, held, dropped = None, [], 0, 0
+        if not isinstance(found, tuple):
             continue
-        role, key, ts, text = chunk
+        role, key, ts, text = found
         if head is not None and (head[0] != role or head[1] != key):
             yield turn()
             head, current, held, dropped = None, [], 0, 0
