@@ -173,3 +173,40 @@ def one_error_line(done: subprocess.CompletedProcess[bytes]) -> str:
     assert len(lines) == 1, lines
     assert lines[0].startswith("rulelens: error: "), lines
     return lines[0]
+
+
+#: Runs ``rulelens ARGS`` (argv[2:]) and writes its peak resident KiB (VmHWM, the child's
+#: own: ru_maxrss would carry the parent's over ``execve``) to argv[1] at exit.
+PEAK_WRAP = (
+    "import atexit, re, runpy, sys\n"
+    "out = sys.argv[1]\n"
+    "def _peak():\n"
+    "    m = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())\n"
+    "    open(out, 'w').write(m.group(1) if m else '-1')\n"
+    "atexit.register(_peak)\n"
+    "sys.argv = ['rulelens', *sys.argv[2:]]\n"
+    "runpy.run_module('rulelens', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def run_limited(tree: Tree, args: tuple[str, ...], cwd: Path, address_limit: int,
+                timeout: float = TIMEOUT_S
+                ) -> tuple[subprocess.CompletedProcess[bytes], int, float]:
+    """``rulelens ARGS`` in ``cwd`` under an address-space limit and a timeout:
+    (result, peak RSS in KiB or -1, seconds); no traceback and valid UTF-8 asserted."""
+    import resource
+    import time
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (address_limit, address_limit))
+
+    peak_file = tree.base / "peak.txt"
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", PEAK_WRAP, str(peak_file), *args], cwd=cwd,
+                          env=tree.env, capture_output=True, timeout=timeout, check=False,
+                          preexec_fn=limit)
+    took = time.monotonic() - start
+    assert_clean(done)
+    peak = int(peak_file.read_text()) if peak_file.exists() else -1
+    peak_file.unlink(missing_ok=True)
+    return done, peak, took

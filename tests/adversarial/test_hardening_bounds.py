@@ -15,16 +15,20 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import subprocess
-import sys
-import time
 import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from adversarial.hostile import TIMEOUT_S, Tree, assert_clean, make_tree, one_error_line
+from adversarial.hostile import (
+    TIMEOUT_S,
+    Tree,
+    assert_clean,
+    make_tree,
+    one_error_line,
+    run_limited,
+)
 from rulelens.memory.v2 import MAX_DIR_ENTRIES, locate_v2
 
 #: What a child may map at most (the old readers peaked at 1.2-2.1 GB on these inputs).
@@ -35,35 +39,10 @@ PEAK_LIMIT_KIB = 200 * 1024
 ANSWER_S = 5.0
 DEEP = 100_000
 
-_WRAP = (
-    "import atexit, re, runpy, sys\n"
-    "out = sys.argv[1]\n"
-    "def _peak():\n"
-    "    m = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())\n"
-    "    open(out, 'w').write(m.group(1) if m else '-1')\n"
-    "atexit.register(_peak)\n"
-    "sys.argv = ['rulelens', *sys.argv[2:]]\n"
-    "runpy.run_module('rulelens', run_name='__main__', alter_sys=True)\n"
-)
-
-
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
-
-
 def measured(tree: Tree, *args: str, cwd: Path | None = None
              ) -> tuple[subprocess.CompletedProcess[bytes], int, float]:
     """``rulelens ARGS`` under the limits: (result, peak RSS in KiB, seconds)."""
-    peak_file = tree.base / "peak.txt"
-    start = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", _WRAP, str(peak_file), *args],
-                          cwd=cwd or tree.repo, env=tree.env, capture_output=True,
-                          timeout=TIMEOUT_S, check=False, preexec_fn=_limit)
-    took = time.monotonic() - start
-    assert_clean(done)
-    peak = int(peak_file.read_text()) if peak_file.exists() else -1
-    peak_file.unlink(missing_ok=True)
-    return done, peak, took
+    return run_limited(tree, args, cwd or tree.repo, ADDRESS_LIMIT, TIMEOUT_S)
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 
 from adversarial import rawlsp
-from adversarial.hostile import Tree, assert_clean, make, make_tree
+from adversarial.hostile import Tree, make, make_tree, run_limited
 
 ANSWER_S = 5.0
 TIMEOUT_S = 60
@@ -38,32 +37,10 @@ GLOBS = {
 #: What a FIFO or device import is called in the views (safeio's words).
 DEVICE_KINDS = ("fifo", "fifo-link", "dev-zero", "proc-self-mem")
 
-_WRAP = (
-    "import atexit, re, runpy, sys\n"
-    "out = sys.argv[1]\n"
-    "def _peak():\n"
-    "    m = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())\n"
-    "    open(out, 'w').write(m.group(1) if m else '-1')\n"
-    "atexit.register(_peak)\n"
-    "sys.argv = ['rulelens', *sys.argv[2:]]\n"
-    "runpy.run_module('rulelens', run_name='__main__', alter_sys=True)\n"
-)
-
-
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
-
-
 def timed(tree: Tree, *args: str) -> tuple[subprocess.CompletedProcess[bytes], float, int]:
     """``rulelens ARGS`` under the limits: (result, seconds, peak RSS in KiB from VmHWM)."""
-    peak = tree.base / "peak.txt"
-    start = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", _WRAP, str(peak), *args], cwd=tree.base,
-                          env=tree.env, capture_output=True, timeout=TIMEOUT_S, check=False,
-                          preexec_fn=_limit)
-    seconds = time.monotonic() - start
-    assert_clean(done)
-    return done, seconds, int(peak.read_text()) if peak.exists() else -1
+    done, peak, seconds = run_limited(tree, args, tree.base, ADDRESS_LIMIT, TIMEOUT_S)
+    return done, seconds, peak
 
 
 def _server_command() -> list[str]:
