@@ -2,7 +2,7 @@
 -- Usage: timeout -k 5 120 nvim --headless -u NONE -i NONE -n -c "luafile driver.lua"
 -- Env: RULELENS_PLUGIN (the nvim/ dir), RULELENS_CMD (JSON list), WS (repo), OUT (json)
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
-local ws, results, step, finish = H.ws, H.results, H.step, H.finish
+local ws, results, step = H.ws, H.results, H.step
 local sidebar_lines, sidebar_has = H.sidebar_lines, H.sidebar_has
 
 local function lens_titles(bufnr)
@@ -21,10 +21,7 @@ local ok, err = pcall(function()
 
   vim.cmd("edit " .. ws .. "/src/app/handlers/orders.py")
   local bufnr = vim.api.nvim_get_current_buf()
-  assert(vim.wait(20000, function()
-    local c = rulelens.get_clients(bufnr)[1]
-    return c ~= nil and c.initialized
-  end, 50), "server did not attach")
+  H.attached(rulelens, bufnr)
   step("attached")
   results.workspace_folders = rulelens.get_clients(bufnr)[1].workspace_folders
 
@@ -124,10 +121,4 @@ local ok, err = pcall(function()
   assert(results.hover, "no hover")
   step("hover")
 end)
-if not ok then
-  results.error = tostring(err)
-  io.stdout:write("ERROR " .. tostring(err) .. "\n")
-  finish(1)
-else
-  finish(0)
-end
+H.report(ok, err)

@@ -2,7 +2,7 @@
 -- An untrusted repository with only AGENTS.md, a home without any agent files.
 -- Env: RULELENS_PLUGIN, RULELENS_CMD (JSON list), WS (repo), OUT (json)
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
-local ws, results, step, finish = H.ws, H.results, H.step, H.finish
+local ws, results, step = H.ws, H.results, H.step
 
 local notes = {}
 local notify = vim.notify
@@ -17,10 +17,7 @@ local ok, err = pcall(function()
   rulelens.setup({ cmd = vim.fn.json_decode(os.getenv("RULELENS_CMD")) })
   vim.cmd("edit " .. ws .. "/src/app.py")
   local bufnr = vim.api.nvim_get_current_buf()
-  assert(vim.wait(20000, function()
-    local c = rulelens.get_clients(bufnr)[1]
-    return c ~= nil and c.initialized
-  end, 50), "server did not attach")
+  H.attached(rulelens, bufnr)
   step("attached")
 
   -- :RuleLensRender with nothing injected: a message saying why, not an empty buffer.
@@ -43,10 +40,4 @@ local ok, err = pcall(function()
   results.sidebar = H.sidebar_lines()
   step("sidebar")
 end)
-if not ok then
-  results.error = tostring(err)
-  io.stdout:write("ERROR " .. tostring(err) .. "\n")
-  finish(1)
-else
-  finish(0)
-end
+H.report(ok, err)

@@ -35,4 +35,21 @@ function H.sidebar_has(text)
   return false
 end
 
+--- Wait until the RuleLens client of ``bufnr`` is initialized (or fail the driver).
+function H.attached(rulelens, bufnr)
+  assert(vim.wait(20000, function()
+    local c = rulelens.get_clients(bufnr)[1]
+    return c ~= nil and c.initialized
+  end, 50), "server did not attach")
+end
+
+--- End a driver whose body ran in ``pcall``: record the error, write OUT, quit.
+function H.report(ok, err)
+  if not ok then
+    H.results.error = tostring(err)
+    io.stdout:write("ERROR " .. tostring(err) .. "\n")
+  end
+  H.finish(ok and 0 or 1)
+end
+
 return H

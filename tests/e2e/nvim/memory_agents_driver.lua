@@ -26,10 +26,7 @@ local ok, err = pcall(function()
   results.version = tostring(vim.version().major) .. "." .. tostring(vim.version().minor)
   vim.cmd("edit " .. ws .. "/AGENTS.md")
   local bufnr = vim.api.nvim_get_current_buf()
-  assert(vim.wait(20000, function()
-    local c = rulelens.get_clients(bufnr)[1]
-    return c ~= nil and c.initialized
-  end, 50), "server did not attach")
+  H.attached(rulelens, bufnr)
   step("attached")
 
   vim.cmd("RuleLensMemoryAgent all")

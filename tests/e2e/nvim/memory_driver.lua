@@ -1,7 +1,7 @@
 -- Headless end-to-end driver for the RuleLens memory commands (0.7.2 and 0.11).
 -- Env: RULELENS_PLUGIN (the nvim/ dir), RULELENS_CMD (JSON list), WS (repo), OUT (json)
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/harness.lua")
-local ws, results, step, finish = H.ws, H.results, H.step, H.finish
+local ws, results, step = H.ws, H.results, H.step
 
 -- vim.ui.select is the picker's API (no Telescope/fzf-lua here): record what it is shown
 -- and choose the first item, as a user pressing <CR> would.
@@ -23,10 +23,7 @@ local ok, err = pcall(function()
   results.version = tostring(vim.version().major) .. "." .. tostring(vim.version().minor)
   vim.cmd("edit " .. ws .. "/AGENTS.md")
   local bufnr = vim.api.nvim_get_current_buf()
-  assert(vim.wait(20000, function()
-    local c = rulelens.get_clients(bufnr)[1]
-    return c ~= nil and c.initialized
-  end, 50), "server did not attach")
+  H.attached(rulelens, bufnr)
   step("attached")
 
   vim.cmd("RuleLensMemory stripe webhook retries")
@@ -73,10 +70,4 @@ local ok, err = pcall(function()
   results.remembered = memory.remembered
   step("remember")
 end)
-if not ok then
-  results.error = tostring(err)
-  io.stdout:write("ERROR " .. tostring(err) .. "\n")
-  finish(1)
-else
-  finish(0)
-end
+H.report(ok, err)

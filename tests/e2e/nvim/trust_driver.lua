@@ -10,14 +10,10 @@ local ok, err = pcall(function()
   rulelens.setup({ cmd = vim.fn.json_decode(os.getenv("RULELENS_CMD")) })
   vim.cmd("edit " .. ws .. "/src/app/handlers/orders.py")
   local bufnr = vim.api.nvim_get_current_buf()
-  assert(vim.wait(20000, function()
-    local c = rulelens.get_clients(bufnr)[1]
-    return c ~= nil and c.initialized
-  end, 50), "server did not attach")
+  H.attached(rulelens, bufnr)
   -- Grok's chain for a session started in the file's own folder (the explicit view).
   vim.cmd("RuleLensChain here")
   assert(vim.wait(10000, function() return sidebar_has("Loaded (") end, 50), "sidebar empty")
   results.sidebar = sidebar_lines()
 end)
-if not ok then results.error = tostring(err) end
-H.finish(ok and 0 or 1)
+H.report(ok, err)
