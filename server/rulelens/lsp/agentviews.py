@@ -303,7 +303,8 @@ def hover_table(views: list[AgentView], workspace: str | None,
     head = "| file | " + " | ".join(column_name(v) for v in views) + " |"
     sep = "|---|" + "---|" * len(views)
     lines = [f"**{headline(views)}** · sessions started in `{start}`", ""]
-    lines += [f"> **{line}**" for line in trust_lines(views)] + ([""] if trust_lines(views) else [])
+    trust = trust_lines(views)
+    lines += [f"> **{line}**" for line in trust] + ([""] if trust else [])
     lines += [head, sep]
     for row in side_by_side(views):
         name = display_path(row.path, base).replace("|", "\\|")

@@ -706,8 +706,9 @@ def agents_for_file(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
         payload = (agentviews.agents_payload(found, path, enabled, s.root_for(path))
                    if found else None)
         if payload is not None:
+            leaves = s.leaves_workspace()
             for view in payload["agents"]:
-                agentviews.withhold_outside(view["files"], s.leaves_workspace)
+                agentviews.withhold_outside(view["files"], leaves)
             _add_last_sessions(ls, s, path, payload)
         return payload
 
@@ -738,7 +739,8 @@ def render_request(ls: RuleLensServer, params: Any) -> dict[str, Any] | None:
     chain = s.chain(path) if path is not None else None
     if chain is None:
         return None
-    outside = [f.path for f in chain.files if s.leaves_workspace(f.path)]
+    leaves = s.leaves_workspace()
+    outside = [f.path for f in chain.files if leaves(f.path)]
     if outside:  # never the bytes of a file a link leads to outside the workspace
         from rulelens.lsp.agentviews import OUTSIDE_TEXT
 
@@ -849,7 +851,7 @@ def _chain_payload(s: Session, uri: str | None) -> dict[str, Any] | None:
     from rulelens.lsp.agentviews import withhold_outside
 
     payload = views.chain_payload(chain, s.tracker_split(path, chain))
-    withhold_outside(payload["files"], s.leaves_workspace)
+    withhold_outside(payload["files"], s.leaves_workspace())
     return payload
 
 

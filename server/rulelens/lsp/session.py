@@ -334,17 +334,23 @@ class Session:
                 return problem + "; the workspace folder is used instead"
         return None
 
-    def leaves_workspace(self, path: str) -> bool:
-        """``path`` is spelled inside a workspace folder but its real path is outside every
-        workspace folder and every agent's own home (a link out of the repository, such as
-        ``CLAUDE.md -> ~/.ssh/id_rsa``): its text is never shown in the editor."""
-        if not any(is_within(os.path.abspath(path), r) for r in self.roots):
-            return False
-        real = os.path.realpath(path)
+    def leaves_workspace(self) -> Callable[[str], bool]:
+        """A test, for one request: is a path spelled inside a workspace folder but really
+        outside every workspace folder and every agent's own home (a link out of the
+        repository, such as ``CLAUDE.md -> ~/.ssh/id_rsa``)? Its text is never shown. The
+        allowed roots are worked out once, not per file."""
         home = os.path.realpath(self.environ.get("HOME") or os.path.expanduser("~"))
         homes = [os.path.realpath(d) for d in self.watched_home_dirs()]
         allowed = [canonical(r) for r in self.roots] + [d for d in homes if d != home]
-        return not any(is_within(real, r) for r in allowed)
+        roots = list(self.roots)
+
+        def leaves(path: str) -> bool:
+            if not any(is_within(os.path.abspath(path), r) for r in roots):
+                return False
+            real = os.path.realpath(path)
+            return not any(is_within(real, r) for r in allowed)
+
+        return leaves
 
     def start_dir(self, cwd: object) -> str | None:
         """A request's ``cwd`` (``None``: the default start directory); raises
