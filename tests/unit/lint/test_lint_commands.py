@@ -127,6 +127,61 @@ CASES = [
     C("tox", {"tox.ini": "[tox]\nenv_list = py312, lint\n\n[testenv:lint]\ncommands = ruff\n"},
       "`tox -e docs`\n", good_doc="`tox -e lint` and `tox -e py311`\n",
       says="no environment `docs`"),
+    C("turbo-through-pnpm", {"package.json": ROOT_PKG,
+                             "turbo.json": '{"tasks": {"build": {}}}\n'},
+      "```sh\npnpm turbo run deploy\n```\n", good_doc="```sh\npnpm turbo run build\n```\n",
+      says="no task `deploy`"),
+    # ------------------------------------------- more places a package is named
+    C("sentence-names-package",
+      {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+       "apps/vscode/package.json": _pkg({"compile": "tsc"}, "claude-dev")},
+      "In `apps/vscode`, run `bun run compile` and `bun run nothere`.\n",
+      good_doc="In `apps/vscode`, run `bun run compile`.\n", says="apps/vscode/package.json"),
+    C("previous-line-names-package",
+      {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+       "apps/vscode/package.json": _pkg({"compile": "tsc"}, "claude-dev")},
+      "For the extension (package `claude-dev`):\n\n```sh\nbun run nothere\n```\n",
+      good_doc="For the extension (package `claude-dev`):\n\n```sh\nbun run compile\n```\n",
+      says="apps/vscode/package.json"),
+    C("scoped-rule-globs", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+                            "apps/web/src/a.ts": ""},
+      "---\ndescription: web\nglobs: apps/web/**/*.ts\n---\nRun `bun run missing`.\n",
+      good_doc="---\ndescription: web\nglobs: apps/web/**/*.ts\n---\nRun `bun run dev`.\n",
+      says="apps/web/package.json", target=".cursor/rules/web.mdc"),
+    C("scoped-rule-paths", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG,
+                            "apps/web/src/a.ts": ""},
+      '---\npaths:\n  - "apps/web/**"\n---\nRun `bun run missing`.\n',
+      good_doc='---\npaths:\n  - "apps/web/**"\n---\nRun `bun run dev`.\n',
+      says="apps/web/package.json", target=".claude/rules/web.md"),
+    C("pnpm-dir", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG},
+      "`pnpm -C apps/web run protos`\n", good_files={"apps/web/package.json": WEB_PKG_OK},
+      says="no script `protos` is defined in apps/web/package.json"),
+    C("yarn-cwd", {"package.json": ROOT_PKG, "apps/web/package.json": WEB_PKG},
+      "`yarn --cwd apps/web protos:gen`\n",
+      good_files={"apps/web/package.json": _pkg({"protos:gen": "buf"}, "@acme/web")},
+      says="apps/web/package.json"),
+    # ------------------------------------------- bare names, npm shorthands
+    C("pnpm-bare-script", {"package.json": _pkg({"test": "jest"})}, "`pnpm test:unit`\n",
+      good_files={"package.json": _pkg({"test:unit": "vitest"})},
+      says="no script `test:unit` is defined in package.json"),
+    C("yarn-bare-script", {"package.json": _pkg({"test": "jest"})},
+      "```sh\nyarn build:web\n```\n", good_files={"package.json": _pkg({"build:web": "vite"})},
+      says="no script `build:web`"),
+    C("yarn-run-script", {"package.json": _pkg({"test": "jest"})}, "`yarn run typecheck`\n",
+      good_files={"package.json": _pkg({"typecheck": "tsc"})}, says="no script `typecheck`"),
+    C("npm-test", {"package.json": _pkg({"lint": "eslint"})}, "Then `npm test`.\n",
+      good_files={"package.json": _pkg({"test": "jest"})}, says="no script `test`"),
+    C("make-f", {"Makefile": "all:\n\ttrue\n", "build.mk": "pkg:\n\ttar\n"},
+      "`make -f build.mk dist`\n", good_doc="`make -f build.mk pkg`\n",
+      says="no target `dist` is defined in build.mk"),
+    C("make-in-fence-after-cd", {"Makefile": "all:\n\ttrue\n", "docs/Makefile": "html:\n\tx\n"},
+      "```sh\ncd docs && make pdf\n```\n", good_doc="```sh\ncd docs && make html\n```\n",
+      says="no target `pdf` is defined in docs/Makefile"),
+    C("just-in-fence", {"justfile": "fmt:\n  cargo fmt\n"}, "```sh\njust lint\n```\n",
+      good_doc="```sh\njust fmt\n```\n", says="no recipe `lint` is defined in justfile"),
+    C("composer-bare-script", {"composer.json": '{"scripts": {"test:unit": "pest"}}\n'},
+      "`composer test:types`\n", good_doc="`composer test:unit`\n",
+      says="no script `test:types`"),
     # --------------------------------------------------------- paths to commands
     C("python-path", {"scripts/seed_db.py": ""}, "```sh\npython scripts/seed.py\n```\n",
       good_doc="```sh\npython scripts/seed_db.py\n```\n", says="`scripts/seed.py` (run with"
@@ -138,6 +193,27 @@ CASES = [
       "```sh\ncd apps/api && bash ./bin/run.sh\n```\n",
       good_doc="```sh\ncd apps/api && bash ./bin/start.sh\n```\n",
       says="where the command runs (apps/api/bin/run.sh)", code="RL505"),
+    C("node-path", {"bin/cli.js": ""}, "```sh\nnode bin/y.js --help\n```\n",
+      good_doc="```sh\nnode bin/cli.js --help\n```\n", says="`bin/y.js` (run with `node`)",
+      code="RL505"),
+    C("npx-handed-path", {"scripts/gen.ts": ""}, "`npx tsx scripts/generate.ts`\n",
+      good_doc="`npx tsx scripts/gen.ts`\n", says="scripts/generate.ts", code="RL505"),
+    C("poetry-run-path", {"scripts/seed_db.py": ""}, "`poetry run python scripts/seed.py`\n",
+      good_doc="`poetry run python scripts/seed_db.py` and `poetry run my-cli`\n",
+      says="scripts/seed.py", code="RL505"),
+    C("script-as-command", {"tools/check.sh": ""}, "```sh\n./tools/lint.sh\n```\n",
+      good_doc="```sh\n./tools/check.sh\n```\n", says="tools/lint.sh", code="RL505"),
+    # ---------------------------------------------------------- paths in prose
+    C("link-from-the-file", {"src/a.ts": "", "docs/guide.md": ""},
+      "See [a](src/a.ts).\n", good_doc="See [a](../src/a.ts) and [g](guide.md).\n",
+      says="points to docs/src/a.ts, which does not exist", code="RL505",
+      target="docs/AGENTS.md"),
+    C("rule-dir-workspace-root", {"packages/web/src/a.ts": "", "packages/web/package.json": "{}"},
+      "Keep `src/b.ts` small.\n", good_doc="Keep `src/a.ts` small.\n", says="src/b.ts",
+      code="RL505", target="packages/web/.claude/rules/web.md"),
+    C("rule-dir-own-folder", {".claude/rules/style.md": "Style.\n"},
+      "Read [style](styles.md).\n", good_doc="Read [style](style.md).\n",
+      says="`styles.md`", code="RL505", target=".claude/rules/api.md"),
 ]
 
 
@@ -213,6 +289,32 @@ def test_symlinked_instruction_file_reports_once(repo: Repo) -> None:
     assert not [f for f in repo.lint("CLAUDE.md") if f.code in ("RL505", "RL506")]
 
 
+def test_symlink_from_another_folder_resolves_from_where_it_is_read(repo: Repo) -> None:
+    """packages/web/AGENTS.md -> ../../docs/AGENTS.md: an agent reads the links from
+    packages/web/; a link that works only from docs/ is the symlink's finding, named with
+    repository-relative paths, and silent once it works from there too."""
+    repo.files({"docs/AGENTS.md": "Read [the guide](guide.md).\n", "docs/guide.md": "# G\n",
+                "packages/web/src/a.ts": ""})
+    os.symlink("../../docs/AGENTS.md", repo.path("packages/web/AGENTS.md"))
+    assert not [f for f in repo.lint("docs/AGENTS.md") if f.code == "RL505"]
+    found = [f.message for f in repo.lint("packages/web/AGENTS.md") if f.code == "RL505"]
+    assert len(found) == 1 and found[0].startswith("The link `guide.md` works from the real"
+                                                    " file docs/AGENTS.md"), found
+    assert "packages/web/guide.md does not" in found[0] and repo.root not in found[0]
+    repo.write("packages/web/guide.md", "# G\n")
+    assert not [f for f in repo.lint("packages/web/AGENTS.md") if f.code == "RL505"]
+
+
+def test_one_finding_per_missing_file(repo: Repo) -> None:
+    """A moved file named by a link, a code span and a command in one document is one
+    finding, on its first mention; another moved file is another finding."""
+    repo.files({"scripts/other.py": ""})
+    repo.write("AGENTS.md", "Seed with [seed](scripts/seed.py).\n\n`scripts/seed.py` fills"
+               " the db:\n\n```sh\npython scripts/seed.py\npython scripts/gone.py\n```\n")
+    found = [f for f in repo.lint("AGENTS.md") if f.code == "RL505"]
+    assert [f.range.start.line for f in found] == [0, 6], [f.message for f in found]
+
+
 PATH_SILENT = {
     "list-indented-fence": "1. Build the path:\n\n    ```ts\n    const p = `${root}/src/gone.ts`;\n"
                            "    const q = `src/feature/missing.ts`;\n    ```",
@@ -222,13 +324,18 @@ PATH_SILENT = {
     "home": "Global rules live in `~/.claude/settings.json` (user-level: `src/x/y.md`).",
     "outside": "See [the sibling](../../elsewhere/README.md).",
     "link-placeholder": "See [text](link) and [x](<path>).",
+    "glob": "Tests live in `src/feature/*.test.py` and `src/**/new.py`; see [all](src/*.py).",
+    "url": "See [docs](https://example.com/src/feature/b.py), [m](mailto:a@example.com),"
+           " [top](#rules) and <https://example.com/x.md>.",
+    "gitignored-output": "The client is `generated/api/client.ts`; the bundle is"
+                         " [app](dist/app.js) and `build/lib/x.js`.",
 }
 
 
 @pytest.mark.parametrize("name", sorted(PATH_SILENT))
 def test_path_look_alikes_stay_silent(repo: Repo, name: str) -> None:
     repo.files({"src/feature/a.py": "", "agent_docs/other.md": "", "config/x": "",
-                "src/x/z.md": ""})
+                "src/x/z.md": "", ".gitignore": "generated/\n", "generated/api/index.ts": ""})
     repo.write("AGENTS.md", "# Rules\n\n" + PATH_SILENT[name] + "\n")
     found = [f for f in repo.lint("AGENTS.md") if f.code == "RL505"]
     assert found == [], [f.message for f in found]

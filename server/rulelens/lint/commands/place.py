@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from rulelens.lint.commands.project import Project
+from rulelens.lint.commands.shell import caption, code_blocks
 
 _TOKEN = re.compile(r"[@\w][\w@./-]*[\w]")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
@@ -30,6 +31,7 @@ class Place:
     text: str
     scopes: tuple[str, ...] = ()
     _headings: list[tuple[int, int, str]] | None = None  # (offset, level, text)
+    _blocks: list[tuple[int, int]] | None = field(default=None, repr=False)
     _names: dict[str, list[str]] | None = field(default=None, repr=False)
 
     @property
@@ -53,9 +55,13 @@ class Place:
         return out
 
     def context_dirs(self, offset: int) -> list[str]:
-        """Directories the heading path above ``offset``, its line and the line before
-        name: an existing directory (from the root or the file's folder) or a package."""
+        """Directories the heading path above ``offset``, its line, the line before and,
+        in a fence, the fence's caption ("In `apps/web`:") name: an existing directory
+        (from the root or the file's folder) or a package."""
         texts = [h for _, _, h in self._heading_path(offset)]
+        if self._blocks is None:
+            self._blocks = code_blocks(self.text)
+        texts.extend(caption(self.text, a) for a, b in self._blocks if a <= offset <= b)
         start = self.text.rfind("\n", 0, offset) + 1
         prev = self.text.rfind("\n", 0, max(start - 1, 0)) + 1
         end = self.text.find("\n", offset)

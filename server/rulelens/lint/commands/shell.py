@@ -81,7 +81,7 @@ def code_blocks(text: str, start: int = 0) -> list[tuple[int, int]]:
 def invocations(text: str, start: int, blocks: list[tuple[int, int]]) -> Iterator[Invocation]:
     """Every simple command of the document (see module doc), negative examples left out."""
     for a, b in blocks:
-        before = _text_before_block(text, a)
+        before = caption(text, a)
         if NEGATIVE.search(before):
             continue
         pos = a
@@ -128,7 +128,7 @@ def _sentence_before(line: str, col: int) -> str:
     return head[cut + 1:] if cut >= 0 else head
 
 
-def _text_before_block(text: str, block_start: int) -> str:
+def caption(text: str, block_start: int) -> str:
     """The non-empty line just above a fence's opening line (its caption)."""
     opening = text.rfind("\n", 0, max(block_start - 1, 0))
     lines = text[:max(opening, 0)].split("\n")
