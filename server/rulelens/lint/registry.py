@@ -444,8 +444,9 @@ CHECKS: tuple[Check, ...] = (
        " `turbo run` tasks and `nx run` projects. A construct that could define any name (a"
        " computed make target, `$(eval)`, an unreadable include, justfile `import`/`mod`,"
        " Taskfile `includes:`, generative tox names, nx plugins) leaves only unknown names"
-       " alone; placeholders (`X`, `<name>`, `watch:*`), English (\"make assertions\"),"
-       " commands shown as what not to run and commands run in a container are skipped. A"
+       " alone (for make, an RL507 note names the construct and its line); placeholders"
+       " (`X`, `<name>`, `watch:*`), English (\"make assertions\"), commands shown as what"
+       " not to run and commands run in a container are skipped. A"
        " manifest that is too large or unreadable is named in one line instead.",
        ("agentlint-cli package-manager checks", "issue #14 survey of 30 repositories",
         "issue #23 survey (cline `bun run protos` from apps/vscode)"), False,
@@ -453,6 +454,25 @@ CHECKS: tuple[Check, ...] = (
            " defines `protos`).",
        good="## VS Code extension (`apps/vscode`)\n\nRun `bun run protos` (defined in"
             " apps/vscode/package.json)."),
+    _c("RL507", "target-not-checked", "references", "info",
+       "A make target could not be checked: a construct RuleLens does not evaluate may"
+       " define it",
+       "RuleLens reads a Makefile the way GNU make finds targets (explicit and pattern rules,"
+       " `.PHONY`, `include`, `-C`, `-f`, sub-Makefiles) but does not run make: a target name"
+       " computed from a variable (`$(BIN):`), make code (`$(eval ...)`, `$(call ...)`,"
+       " `$(foreach ...)` at the top level) or an include whose name is computed or that"
+       " cannot be read may define any name. A target named in an instruction file that is"
+       " found nowhere else is then not reported as missing (RL506); this note names the"
+       " construct and its Makefile line instead, so the reader knows which name was left"
+       " unchecked and why. Only that name is skipped: every other target of the same"
+       " Makefile is still checked, and a name the construct spells out (`$(eval gen: ...)`"
+       " for `make gen`) counts as defined.",
+       ("issue #23 (never give up on a whole Makefile because one construct is not"
+        " understood)", "GNU make manual (eval, include, computed names)"), False,
+       bad="Makefile: `$(BIN): ; go build` (a computed target name)\n"
+           "AGENTS.md: Run `make release` before tagging.",
+       good="Makefile: `$(BIN): ; go build` and `release: $(BIN) ; ./release.sh`\n"
+            "AGENTS.md: Run `make release` before tagging."),
 )
 
 BY_CODE: dict[str, Check] = {c.code: c for c in CHECKS}

@@ -217,4 +217,11 @@ CASES: list[Case] = [
          "AGENTS.md", {"package.json": '{"scripts": {"test": "jest", "lint": "eslint ."}}\n',
                        "AGENTS.md": "# Rules\n\nRun `npm run lint` before committing.\n"},
          says="no script `lint` is defined in package.json"),
+    Case("RL507", {"Makefile": "include common.mk\n$(BIN):\n\tgo build\n",
+                   "common.mk": "test:\n\tgo test\n",
+                   "AGENTS.md": "# Rules\n\nRun `make release` before tagging.\n"},
+         "AGENTS.md", {"Makefile": "include common.mk\n$(BIN):\n\tgo build\nrelease: $(BIN)\n"
+                                   "\t./release.sh\n", "common.mk": "test:\n\tgo test\n",
+                       "AGENTS.md": "# Rules\n\nRun `make release` before tagging.\n"},
+         says="`$(BIN)` (Makefile:2, a computed target name) may define it"),
 ]

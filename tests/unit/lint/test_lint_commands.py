@@ -12,10 +12,14 @@ vscode-copilot-chat's ``npm run watch:*``.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import pytest
 from lintrepo import Repo
+
+from rulelens.lint.registry import BY_CODE
 
 ROOT_PKG = '{"private": true, "workspaces": ["apps/*", "packages/*"],' \
            ' "scripts": {"lint": "eslint ."}}\n'
@@ -262,21 +266,54 @@ def test_look_alikes_stay_silent(repo: Repo, name: str) -> None:
                     "$(eval generated-target: ; @true)\nall:\n\ttrue\n",
     })
     repo.write("AGENTS.md", "# Rules\n\n" + SILENT[name] + "\n")
-    found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL505", "RL506")]
+    found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL505", "RL506", "RL507")]
     assert found == [], [f.message for f in found]
 
 
 def test_makefile_with_an_unknown_construct_still_checks_its_other_targets(
         repo: Repo) -> None:
-    """A computed target name leaves only names it could define alone; `include`d files
-    and pattern rules are read, not given up on."""
+    """A computed target name leaves only names it could define unchecked, and says so in
+    an information note (RL507) naming the construct and its line; `include`d files and
+    pattern rules are read, not given up on."""
     repo.files({"Makefile": "include common.mk\n$(BIN):\n\tgo build\n%.o: %.c\n\tcc\n",
                 "common.mk": "test:\n\tgo test\n"})
     repo.write("AGENTS.md", "`make test` `make main.o` `make whatever`\n")
-    assert [f for f in repo.lint("AGENTS.md") if f.code == "RL506"] == []
+    found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
+    assert [(f.code, f.severity, f.range.start.character) for f in found] == \
+        [("RL507", "info", 32)]
+    assert found[0].message == (
+        "`make whatever`: not checked: no target `whatever` is among those RuleLens read in"
+        " Makefile, but `$(BIN)` (Makefile:2, a computed target name) may define it. Every"
+        " other target is checked.")
     repo.write("Makefile", "include common.mk\n%.o: %.c\n\tcc\n")
-    found = [f.message for f in repo.lint("AGENTS.md") if f.code == "RL506"]
-    assert found == ["`make whatever`: no target `whatever` is defined in Makefile."]
+    found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
+    assert [f.message for f in found] == [
+        "`make whatever`: no target `whatever` is defined in Makefile."]
+
+
+@pytest.mark.parametrize(("makefile", "says"), [
+    ("$(eval $(call rules,a b))\nall:\n\ttrue\n",
+     "`$(eval $(call rules,a b))` (Makefile:1, make code RuleLens does not run)"),
+    ("include $(CONFIG).mk\nall:\n\ttrue\n",
+     "`include $(CONFIG).mk` (Makefile:1, a computed file name)"),
+    ("-include generated.mk\nall:\n\ttrue\n",
+     "`include generated.mk` (Makefile:1, not readable)"),
+    ("PROGS = a b\n$(PROGS) tools/$(X):\n\tcc\nall:\n\ttrue\n",
+     "`$(PROGS)` (Makefile:2, a computed target name) (and 1 more)"),
+])
+def test_makefile_note_names_the_construct(repo: Repo, makefile: str, says: str) -> None:
+    """Each construct RuleLens does not evaluate is named with its line; a defined target of
+    the same Makefile stays silent, and a target the construct spells out counts as
+    defined (no note)."""
+    repo.files({"Makefile": makefile})
+    repo.write("AGENTS.md", "Run `make all`, then `make deploy`.\n")
+    found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
+    assert [f.code for f in found] == ["RL507"], [f.message for f in found]
+    assert says in found[0].message and "`make deploy`" in found[0].message
+    repo.write("Makefile", makefile + "deploy:\n\t./deploy.sh\n")
+    assert not [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
+    repo.write("Makefile", makefile.replace("all:", "$(eval deploy: ; @true)\nall:"))
+    assert not [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
 
 
 def test_symlinked_instruction_file_reports_once(repo: Repo) -> None:
@@ -407,3 +444,17 @@ def test_pages_of_a_docs_folder_are_no_misspelt_instruction_files(repo: Repo) ->
     repo.write("pkg/agent.md", "# Rules\n")
     repo.write("pkg/package.json", "{}\n")
     assert [f for f in repo.lint("pkg/agent.md") if f.code == "RL207"]
+
+
+@pytest.mark.parametrize("code", ["RL213", "RL406", "RL505", "RL506", "RL507"])
+def test_explain_shows_a_bad_and_a_good_example(code: str) -> None:
+    """`rulelens explain` documents each check issue #23 added or changed with both."""
+    proc = subprocess.run([sys.executable, "-m", "rulelens", "explain", code],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    check = BY_CODE[code]
+    assert check.bad and check.good and check.bad != check.good
+    out = proc.stdout
+    assert f"### {code}" in out and "\nBad:\n" in out and "\nGood:\n" in out
+    assert out.index("Bad:") < out.index("Good:")
+    assert check.bad.split("\n")[0] in out and check.good.split("\n")[0] in out

@@ -34,7 +34,7 @@ from rulelens.lint.context import Context
 from rulelens.lint.formats import is_instruction_file
 from rulelens.lint.model import Range
 
-CODES = ("RL501", "RL502", "RL503", "RL504", "RL505", "RL506")
+CODES = ("RL501", "RL502", "RL503", "RL504", "RL505", "RL506", "RL507")
 
 _MAX_PER_CHECK = 20
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:\.{1,2}/|~/|/)?[\w.-][\w./-]*)", re.MULTILINE)

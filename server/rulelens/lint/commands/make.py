@@ -4,8 +4,9 @@ Explicit rules, double-colon rules, ``.PHONY`` names, pattern rules (``%.o: %.c`
 ``foo.o``), ``include``/``-include``/``sinclude`` (followed, relative to the directory make
 runs in) and ``-C dir``/``-f file``. A construct that could define any name (a target
 computed from a variable, ``$(eval ...)``, an include whose name is computed or missing)
-is not guessed at: a target that is not found is then left alone, and the construct is
-named in :attr:`Targets.unknown`; every other target of the same Makefile is still checked.
+is not guessed at: a target that is not found is then not reported as missing (RL506) but
+named in an information note (RL507) that says which construct, where, may define it; every
+other target of the same Makefile is still checked.
 A target that is an existing file, or a file make's built-in rules can build (``make
 hello`` with ``hello.c``), is defined.
 """
@@ -31,17 +32,30 @@ _TOP_CALL = re.compile(r"^\s*\$\((?:eval|call|foreach)\b")
 _VALUE_OPTS = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs",
                          "-l", "-o", "-W", "-I"})
 _MAX_INCLUDES = 20
+_MAX_SHOWN = 40
 
 
 @dataclass
 class Targets:
     names: set[str] = field(default_factory=set)
     patterns: list[re.Pattern[str]] = field(default_factory=list)
-    #: Constructs not understood, each as "what (file:line)".
+    #: Constructs not understood, each as "`what` (file:line, why)".
     unknown: list[str] = field(default_factory=list)
+    #: The text of those constructs (a name written in one, as in ``$(eval gen: ...)``, is
+    #: taken as defined).
+    unknown_text: list[str] = field(default_factory=list)
 
     def defines(self, target: str) -> bool:
         return target in self.names or any(p.fullmatch(target) for p in self.patterns)
+
+    def not_understood(self, what: str, text: str) -> None:
+        self.unknown.append(what)
+        self.unknown_text.append(text[:_MAX_SHOWN * 4])
+
+    def may_define(self, target: str) -> bool:
+        """Whether a construct not understood spells ``target`` out (``$(eval gen: ...)``)."""
+        return any(re.search(rf"(?<![\w.-]){re.escape(target)}(?![\w.-])", t)
+                   for t in self.unknown_text)
 
 
 def targets(makefile: str, project: Project) -> Targets | None:
@@ -73,14 +87,16 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
         if m:
             for name in m.group(1).split("#", 1)[0].split():
                 if "$" in name or any(c in name for c in "*?["):
-                    out.unknown.append(f"`include {name}` ({rel}:{n})")
+                    out.not_understood(f"`include {name}` ({rel}:{n}, a computed file name)",
+                                       line)
                     continue
                 inc = os.path.join(run_dir, name)
                 if depth >= _MAX_INCLUDES or not _read(inc, run_dir, out, project, depth + 1):
-                    out.unknown.append(f"`include {name}` ({rel}:{n}): not readable")
+                    out.not_understood(f"`include {name}` ({rel}:{n}, not readable)", line)
             continue
         if _TOP_CALL.match(line):
-            out.unknown.append(f"`{line.strip()[:40]}` ({rel}:{n})")
+            out.not_understood(f"`{_shown(line.strip())}` ({rel}:{n}, make code RuleLens does"
+                               " not run)", line)
             continue
         m = _RULE.match(line)
         if not m:
@@ -95,7 +111,8 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
             continue
         for name in head.split():
             if "$" in name:
-                out.unknown.append(f"target `{name}` ({rel}:{n})")
+                out.not_understood(f"`{_shown(name)}` ({rel}:{n}, a computed target name)",
+                                   line)
             elif "%" in name:
                 out.patterns.append(re.compile(re.escape(name).replace("%", ".+")))
             else:
@@ -150,26 +167,37 @@ def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Prob
                 files.append(found)
     if not files:
         return
+    parsed = [(f, targets(f, place.project)) for f in files] if goals else []
     for goal in goals:
         name = goal.text
         if placeholder(name) or not re.fullmatch(r"[\w.+/-]+", name):
             continue
-        parsed = [(f, targets(f, place.project)) for f in files]
         skipped = [f for f in files if f in place.project.skipped]
         for f in skipped:  # too large or unreadable: named once, its targets unchecked
             yield Problem(f"`make {name}`: {_rel(place, f)} {place.project.skipped[f]}; its"
                           " targets were not checked.", goal.at, len(name))
         if skipped:
             continue
-        if any(t is None or t.defines(name) or t.unknown for _, t in parsed):
+        if any(t is None or t.defines(name) or t.may_define(name) for _, t in parsed):
             continue
         if any(_builtin_buildable(os.path.dirname(f), name) for f in files):
             continue
         if run_dir is None and makefile is None and _elsewhere(place, name, files):
             continue
         where = " or ".join(_rel(place, f) for f, _ in parsed)
+        unknown = [u for _, t in parsed if t is not None for u in t.unknown]
+        if unknown:  # only what such a construct could define is left unchecked
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            yield Problem(f"`make {name}`: not checked: no target `{name}` is among those"
+                          f" RuleLens read in {where}, but {unknown[0]}{more} may define it."
+                          " Every other target is checked.", goal.at, len(name), "RL507")
+            continue
         yield Problem(f"`make {name}`: no target `{name}` is defined in {where}.",
                       goal.at, len(name))
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN - 1] + "…"
 
 
 def _rel(place: Place, path: str) -> str:
