@@ -391,6 +391,41 @@ def test_rule_directory_paths_resolve_from_the_root(repo: Repo, rules: str) -> N
     assert len(found) == 1 and "src/api/handlers.ts" in found[0].message
 
 
+@pytest.mark.parametrize("rules", [".cursor/rules/api.mdc", "packages/web/.cursor/rules/a.mdc",
+                                   "AGENTS.md"])
+def test_cursor_mdc_links_resolve_from_the_root(repo: Repo, rules: str) -> None:
+    """Cursor's `[x](mdc:path)` names a file from the workspace root (the rule editor writes
+    `mdc:.cursor/rules/x.mdc` from inside `.cursor/rules`; observed in the links of
+    eyaltoledano/claude-task-master@45bb442:.cursor/rules/cursor_rules.mdc). An existing
+    target is silent from any folder; a moved one is one RL505 naming the root path."""
+    repo.files({"src/api/routes.ts": "", ".cursor/rules/db.mdc": "---\nalwaysApply: true\n"
+                "---\nDB.\n", "packages/web/package.json": "{}\n"})
+    repo.write(rules, "---\nalwaysApply: true\n---\nKeep [routes](mdc:src/api/routes.ts)"
+               " thin; see [db](mdc:.cursor/rules/db.mdc).\n")
+    assert not [f for f in repo.lint(rules) if f.code == "RL505"]
+    repo.write(rules, "---\nalwaysApply: true\n---\nKeep [h](mdc:src/api/handlers.ts) thin;"
+               " see [h](mdc:src/api/handlers.ts#L3).\n")
+    found = [f for f in repo.lint(rules) if f.code == "RL505"]
+    assert [f.message for f in found] == [
+        "The link `mdc:src/api/handlers.ts` points to src/api/handlers.ts, which does not"
+        " exist (Cursor reads `mdc:` links from the workspace root)."]
+    assert found[0].range.start.character == len("Keep [h](")
+
+
+def test_cursor_mdc_link_look_alikes_stay_silent(repo: Repo) -> None:
+    """Placeholders and examples of the syntax (the shapes a widely copied rule-writing
+    rule uses), URLs mangled into `mdc:`, links in code and a link written from the file's
+    own folder are no moved file."""
+    repo.files({"src/a.ts": ""})
+    repo.write(".cursor/rules/how.mdc", "---\nalwaysApply: true\n---\n"
+               "- Refer to files as `[name](mdc:path/to/file)` ([name](mdc:name)).\n"
+               "- Example: [db.mdc](mdc:.cursor/rules/db.mdc) for another rule.\n"
+               "- Like [x](mdc:path/to/file.ts) or [site](mdc:docs/https:/example.com).\n"
+               "- From here: [a](mdc:../../src/a.ts).\n\n```md\n[b](mdc:src/b.ts)\n```\n")
+    found = [f for f in repo.lint(".cursor/rules/how.mdc") if f.code == "RL505"]
+    assert found == [], [f.message for f in found]
+
+
 # ------------------------------------------------------------ RL213 never loaded
 NEVER = {
     ".agents/AGENTS.md": "applies at most to files inside `.agents/`",

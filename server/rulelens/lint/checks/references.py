@@ -55,6 +55,8 @@ _CREATE = re.compile(r"\b(?:create[sd]?|creating|add a new|new file|generate[sd]
 _ELSEWHERE = re.compile(r"\b(?:that|another|other|sibling|upstream|separate|external|their"
                         r"|the [\w.-]+)\s+(?:repo|repository|project|codebase)\b"
                         r"|\bin `?[\w.-]+/[\w.-]+`? (?:repo|repository)\b", re.IGNORECASE)
+#: A line that shows an example, not a file of this repository.
+_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|for instance|example:|such as)", re.IGNORECASE)
 #: A sentence about the user's own machine (home or user-level settings).
 _PERSONAL_LINE = re.compile(r"~/|\$HOME|%USERPROFILE%|\buser[- ]level\b|\bhome director"
                             r"|\bglobal (?:config|settings)|\byour (?:own )?machine\b",
@@ -227,6 +229,9 @@ class _Scan:
             if self.in_fence(m.start()) or self.in_span(m.start()):
                 continue
             ref = unquote(target.split("#", 1)[0].split("?", 1)[0])
+            if ref.startswith("mdc:"):
+                self.mdc_link(ref[4:], m.start(), m.start(1), len(target))
+                continue
             if not ref or _is_url(target) or ref.startswith(("/", "~")) or _placeholder(ref):
                 continue
             if "/" not in ref and "." not in ref:
@@ -238,6 +243,31 @@ class _Scan:
                                       for b in (self.root, self.owner_dir) if b):
                 continue  # a rule file's link written from the repository or workspace root
             self.check_path(ref, "The link", m.start(1), len(target))
+
+    def mdc_link(self, ref: str, at: int, offset: int, length: int) -> None:
+        """Cursor's ``[x](mdc:path)``: a path from the workspace root (the repository root;
+        the rule's owner folder and the file's own folder are the other readings), as the
+        links Cursor's rule editor writes are (``mdc:.cursor/rules/x.mdc`` from inside
+        ``.cursor/rules``). Examples and placeholders (``mdc:path/to/file``) are no claim."""
+        if not ref or ":" in ref or ref.startswith(("/", "~")) or _placeholder(ref) or \
+                ref.startswith("path/to/") or ("/" not in ref and "." not in ref):
+            return
+        _, _, line = self.line_of(at)
+        if _not_a_claim(line, ref) or _EXAMPLE.search(line):
+            return
+        bases = [b for b in (self.root, self.owner_dir, self.spelled_dir, self.real_dir) if b]
+        paths = [os.path.normpath(os.path.join(b, ref)) for b in bases
+                 if self.approval.resolve(os.path.join(b, ref)) is not None]
+        if not paths or any(os.path.lexists(p) for p in paths):
+            return  # outside the repository from every base (never probed), or it exists
+        if self.ignored(paths[0]) or _below_build(paths[0], self.root):
+            return  # made by a build or personal
+        if self.echo is not None or ref in self.reported:
+            return  # through a symlink: the same root, reported on the real file
+        self.reported.add(ref)
+        self.emit("RL505", f"The link `mdc:{ref}` points to {self.ctx.rel(paths[0])}, which"
+                  " does not exist (Cursor reads `mdc:` links from the workspace root).",
+                  offset, length)
 
     def backticked(self) -> None:
         for m in _SPAN.finditer(self.text, self.start):
