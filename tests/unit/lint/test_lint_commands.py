@@ -451,6 +451,42 @@ def test_files_agents_load_are_not_never_loaded(repo: Repo, rel: str) -> None:
     assert not [f for f in repo.lint(rel) if f.code == "RL213"]
 
 
+# Rules files that attach only through frontmatter, per the agent's docs (the registry's
+# formats): without it the file is never applied on its own. One finding per file.
+NEEDS_FRONTMATTER = {
+    ".cursor/rules/api.mdc": ("RL110", "Cursor never attaches it on its own",
+                              "---\ndescription: API handlers\n---\n"),
+    ".github/instructions/api.instructions.md": ("RL111", "VS Code does not apply this file"
+                                                 " automatically", '---\napplyTo: "src/**"\n---\n'),
+}
+#: Rules files whose agent applies them without frontmatter (Claude Code and Cline load
+#: an unscoped rule always, Kiro's `inclusion` defaults to `always`, Continue includes an
+#: unscoped rule in every request, Qwen Code at session start). Windsurf's docs name no
+#: default `trigger`, so RuleLens claims nothing either way for a Windsurf rule without one.
+ATTACHES_WITHOUT = [".claude/rules/api.md", ".clinerules/api.md", ".kiro/steering/api.md",
+                    ".continue/rules/api.md", ".qwen/rules/api.md", ".windsurf/rules/api.md"]
+
+
+@pytest.mark.parametrize("rel", sorted(NEEDS_FRONTMATTER))
+def test_rule_without_the_frontmatter_its_agent_needs_never_attaches(repo: Repo,
+                                                                     rel: str) -> None:
+    code, says, header = NEEDS_FRONTMATTER[rel]
+    repo.files({"src/a.ts": ""})
+    repo.write(rel, "# API\n\nKeep handlers thin.\n")
+    found = [f for f in repo.lint(rel) if f.code in ("RL110", "RL111", "RL213")]
+    assert [f.code for f in found] == [code] and says in found[0].message, found
+    repo.write(rel, header + "# API\n\nKeep handlers thin.\n")
+    assert not [f for f in repo.lint(rel) if f.code in ("RL110", "RL111", "RL213")]
+
+
+@pytest.mark.parametrize("rel", ATTACHES_WITHOUT)
+def test_rules_that_load_without_frontmatter_are_not_reported(repo: Repo, rel: str) -> None:
+    repo.files({"src/a.ts": ""})
+    repo.write(rel, "# API\n\nKeep handlers thin.\n")
+    found = [f for f in repo.lint(rel) if f.code in ("RL110", "RL111", "RL213")]
+    assert found == [], [f.message for f in found]
+
+
 def test_a_catalog_of_instruction_files_is_not_reported(repo: Repo) -> None:
     """github/awesome-copilot keeps dozens of `*.instructions.md` to copy from."""
     for i in range(6):
