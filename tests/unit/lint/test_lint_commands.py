@@ -316,6 +316,16 @@ def test_makefile_note_names_the_construct(repo: Repo, makefile: str, says: str)
     assert not [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
 
 
+def test_a_missing_dotenv_include_defines_no_target(repo: Repo) -> None:
+    """`-include .env` (gitignored, absent from a checkout) holds variables: a target
+    missing next to it is still a plain RL506."""
+    repo.files({"Makefile": "-include .env\nexport\nall:\n\ttrue\n", ".gitignore": ".env\n"})
+    repo.write("AGENTS.md", "Run `make all`, then `make deploy`.\n")
+    found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
+    assert [(f.code, f.message) for f in found] == [
+        ("RL506", "`make deploy`: no target `deploy` is defined in Makefile.")]
+
+
 def test_symlinked_instruction_file_reports_once(repo: Repo) -> None:
     """CLAUDE.md -> AGENTS.md: the missing path and script are AGENTS.md's findings only."""
     repo.files({"package.json": _pkg({"test": "jest"}), "src/a.ts": "",

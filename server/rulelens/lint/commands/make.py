@@ -32,6 +32,8 @@ _TOP_CALL = re.compile(r"^\s*\$\((?:eval|call|foreach)\b")
 _VALUE_OPTS = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs",
                          "-l", "-o", "-W", "-I"})
 _MAX_INCLUDES = 20
+#: A dotenv file (``KEY=value`` lines) included for its variables: absent, it defines nothing.
+_ENV_FILE = re.compile(r"(?:^|/)\.env(?:\.[\w.-]+)?$|\.env$")
 _MAX_SHOWN = 40
 
 
@@ -91,7 +93,8 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
                                        line)
                     continue
                 inc = os.path.join(run_dir, name)
-                if depth >= _MAX_INCLUDES or not _read(inc, run_dir, out, project, depth + 1):
+                read = depth < _MAX_INCLUDES and _read(inc, run_dir, out, project, depth + 1)
+                if not read and not _ENV_FILE.search(name):  # `.env`: variables, no rules
                     out.not_understood(f"`include {name}` ({rel}:{n}, not readable)", line)
             continue
         if _TOP_CALL.match(line):
