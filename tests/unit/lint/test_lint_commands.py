@@ -200,6 +200,10 @@ CASES = [
     C("node-path", {"bin/cli.js": ""}, "```sh\nnode bin/y.js --help\n```\n",
       good_doc="```sh\nnode bin/cli.js --help\n```\n", says="`bin/y.js` (run with `node`)",
       code="RL505"),
+    C("node-no-extension", {"bin/task-master.js": "", "tools/gen/index.ts": ""},
+      "```sh\nnode bin/taskmaster list\n```\n",
+      good_doc="```sh\nnode bin/task-master list\ntsx tools/gen\n```\n",
+      says="`bin/taskmaster` (run with `node`)", code="RL505"),
     C("npx-handed-path", {"scripts/gen.ts": ""}, "`npx tsx scripts/generate.ts`\n",
       good_doc="`npx tsx scripts/gen.ts`\n", says="scripts/generate.ts", code="RL505"),
     C("poetry-run-path", {"scripts/seed_db.py": ""}, "`poetry run python scripts/seed.py`\n",
@@ -352,6 +356,14 @@ def test_symlink_from_another_folder_resolves_from_where_it_is_read(repo: Repo) 
     assert not [f for f in repo.lint("packages/web/AGENTS.md") if f.code == "RL505"]
 
 
+def test_rule_link_out_of_the_root_names_no_machine_path(repo: Repo) -> None:
+    """From `.cursor/rules`, `../gone.md` is `.cursor/gone.md`; its reading from the root
+    would leave the repository, so the message names only the repository path."""
+    repo.write(".cursor/rules/a.mdc", "---\nalwaysApply: true\n---\nSee [g](../gone.md).\n")
+    found = [f.message for f in repo.lint(".cursor/rules/a.mdc") if f.code == "RL505"]
+    assert found == ["The link `../gone.md` points to .cursor/gone.md, which does not exist."]
+
+
 def test_one_finding_per_missing_file(repo: Repo) -> None:
     """A moved file named by a link, a code span and a command in one document is one
     finding, on its first mention; another moved file is another finding."""
@@ -376,6 +388,11 @@ PATH_SILENT = {
            " [top](#rules) and <https://example.com/x.md>.",
     "gitignored-output": "The client is `generated/api/client.ts`; the bundle is"
                          " [app](dist/app.js) and `build/lib/x.js`.",
+    "example": "- **Example**: if step 1 edits `src/feature/api.py`, step 2 may run alone.\n"
+               "- Example: [db.md](src/feature/db.md) for rule references.\n"
+               "- Example Snippet (in `src/feature/someAction.py`):",
+    "hedged": "Add the key to `config/app.example.json` (if it exists).",
+    "import-specifier": "Import the helpers from `../feature/helpers.py`.",
 }
 
 
@@ -495,6 +512,21 @@ def test_rules_that_load_without_frontmatter_are_not_reported(repo: Repo, rel: s
     repo.write(rel, "# API\n\nKeep handlers thin.\n")
     found = [f for f in repo.lint(rel) if f.code in ("RL110", "RL111", "RL213")]
     assert found == [], [f.message for f in found]
+
+
+def test_a_dot_directory_file_imported_by_a_loaded_file_is_loaded(repo: Repo) -> None:
+    """Task Master writes `.taskmaster/CLAUDE.md` and imports it from the root CLAUDE.md
+    (`@./.taskmaster/CLAUDE.md`, seen in eyaltoledano/claude-task-master): Claude Code
+    loads it as part of the root file, so it is no RL213; without the import it is one."""
+    repo.write(".taskmaster/CLAUDE.md", "# Task Master\n\nUse `task-master next`.\n")
+    repo.write("CLAUDE.md", "# Rules\n\nSee the workflow.\n")
+    assert [f.code for f in repo.lint(".taskmaster/CLAUDE.md") if f.code == "RL213"] == \
+        ["RL213"]
+    repo.write("docs/agents.md", "More:\n\n@../.taskmaster/CLAUDE.md\n")
+    repo.write("CLAUDE.md", "# Rules\n\n@docs/agents.md\n")
+    assert not [f for f in repo.lint(".taskmaster/CLAUDE.md") if f.code == "RL213"]
+    repo.write("CLAUDE.md", "# Rules\n\n@./.taskmaster/CLAUDE.md\n")
+    assert not [f for f in repo.lint(".taskmaster/CLAUDE.md") if f.code == "RL213"]
 
 
 def test_a_catalog_of_instruction_files_is_not_reported(repo: Repo) -> None:

@@ -107,6 +107,45 @@ def _linked_from(path: str, root: str) -> bool:
     return False
 
 
+def _imported_from(path: str, root: str) -> bool:
+    """Whether a named file of a folder between the repository root and ``path`` imports
+    ``path``, directly or through the files it imports (``@./.taskmaster/CLAUDE.md`` in
+    the root CLAUDE.md, as Task Master writes it): the file then loads as part of that one.
+    Bounded: five hops (Gemini CLI's depth; Claude Code's is four), 32 files of 256 KiB."""
+    from rulelens.agents import safeio
+    from rulelens.agents.imports import claude_imports
+
+    plain, _, _ = _names()
+    real = os.path.realpath(path)
+    queue: list[tuple[str, int]] = []
+    directory = os.path.dirname(os.path.dirname(path))
+    while directory.startswith(root):
+        queue.extend((os.path.join(directory, n), 0) for n in plain)
+        if directory == root:
+            break
+        directory = os.path.dirname(directory)
+    seen: set[str] = set()
+    while queue and len(seen) < 32:
+        current, hops = queue.pop(0)
+        if current in seen or hops > 5:
+            continue
+        seen.add(current)
+        try:
+            data, _more = safeio.read_head(current, 256 * 1024)
+        except (OSError, ValueError):
+            continue  # absent, not a regular file, unreadable
+        for _, spec in claude_imports(data.decode("utf-8", "replace")):
+            if spec.startswith(("~", "/")):
+                continue
+            target = os.path.normpath(os.path.join(os.path.dirname(current), spec))
+            if not target.startswith(root + os.sep):
+                continue
+            if os.path.realpath(target) == real:
+                return True
+            queue.append((target, hops + 1))
+    return False
+
+
 def _may_be_misplaced(ctx: Context, root: str) -> bool:
     """A cheap first look from the file's format: an ``*.instructions.md`` outside rules
     directories, a file of a container (``.github/``) below the root, or a named file
@@ -134,6 +173,8 @@ def run(ctx: Context) -> None:
     what, _ = found
     if _linked_from(doc.path, root):
         return  # `AGENTS.md -> .agents/AGENTS.md`: loaded through the link
+    if _imported_from(doc.path, root):
+        return  # `@./.taskmaster/CLAUDE.md` in CLAUDE.md: loaded as part of the importer
     from rulelens.agents import readers
 
     reads, _skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env(ctx))

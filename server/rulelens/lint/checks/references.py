@@ -56,7 +56,8 @@ _ELSEWHERE = re.compile(r"\b(?:that|another|other|sibling|upstream|separate|exte
                         r"|the [\w.-]+)\s+(?:repo|repository|project|codebase)\b"
                         r"|\bin `?[\w.-]+/[\w.-]+`? (?:repo|repository)\b", re.IGNORECASE)
 #: A line that shows an example, not a file of this repository.
-_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|for instance|example:|such as)", re.IGNORECASE)
+_EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|for instance|such as|example\b|if it exists"
+                      r"|if (?:one )?exists|if present|if any)", re.IGNORECASE)
 #: A sentence about the user's own machine (home or user-level settings).
 _PERSONAL_LINE = re.compile(r"~/|\$HOME|%USERPROFILE%|\buser[- ]level\b|\bhome director"
                             r"|\bglobal (?:config|settings)|\byour (?:own )?machine\b",
@@ -183,10 +184,10 @@ class _Scan:
                     f" {ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))}"
                     " does not.")
         target = ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))
-        if self.rules_dir and self.root is not None:
+        from_root = os.path.normpath(os.path.join(self.root, ref)) if self.root else None
+        if self.rules_dir and from_root and self.approval.resolve(from_root) is not None:
             return (f"{what} `{ref}` points to {target}, which does not exist, nor does"
-                    f" {ctx.rel(os.path.normpath(os.path.join(self.root, ref)))} (from the"
-                    " repository root).")
+                    f" {ctx.rel(from_root)} (from the repository root).")
         return f"{what} `{ref}` points to {target}, which does not exist."
 
     # ------------------------------------------------------------------ imports
@@ -253,7 +254,7 @@ class _Scan:
                 ref.startswith("path/to/") or ("/" not in ref and "." not in ref):
             return
         _, _, line = self.line_of(at)
-        if _not_a_claim(line, ref) or _EXAMPLE.search(line):
+        if _not_a_claim(line, ref):
             return
         bases = [b for b in (self.root, self.owner_dir, self.spelled_dir, self.real_dir) if b]
         paths = [os.path.normpath(os.path.join(b, ref)) for b in bases
@@ -279,6 +280,8 @@ class _Scan:
                 continue  # "do not create `x`", "e.g. `src/foo.ts`": not a claim it exists
             if ref.removeprefix("./").split("/", 1)[0] in NOT_SOURCE:
                 continue  # build output: made by a build, absent from a fresh checkout
+            if ref.startswith("../"):
+                continue  # an import specifier (`../utils.js`), relative to some source file
             # A backticked path is usually written from the repository root; from the
             # file's directory is the other reading. Either one existing is enough, and it
             # is judged only where its directory exists (a file that moved), not when the
@@ -350,12 +353,14 @@ def _scopes(ctx: Context) -> tuple[str, ...]:
 
 
 def _not_a_claim(line: str, ref: str) -> bool:
-    """The line asks to create ``ref``, places it in another repository, or names a
-    personal file (``.env``, ``*.local.*``, ``~/...``): not a claim the repository has it."""
+    """The line asks to create ``ref``, places it in another repository, names a personal
+    file (``.env``, ``*.local.*``, ``~/...``), shows an example ("Example: ...", "e.g.") or
+    hedges ("if it exists"): not a claim the repository has it."""
     name = ref.rsplit("/", 1)[-1]
     if name.startswith(".env") or ".local." in name or name.endswith(".local"):
         return True
-    return bool(_CREATE.search(line) or _ELSEWHERE.search(line) or _PERSONAL_LINE.search(line))
+    return bool(_CREATE.search(line) or _ELSEWHERE.search(line) or _PERSONAL_LINE.search(line)
+                or _EXAMPLE.search(line))
 
 
 def _looks_like_import(ref: str) -> bool:

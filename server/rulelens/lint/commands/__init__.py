@@ -51,6 +51,11 @@ _FILE = re.compile(r"^(?:\./)?(?:[\w@.-]+/)*[\w@.-]+\.(?:py|js|mjs|cjs|ts|mts|ts
                    r"|rb|pl|php|ps1|R)$|^(?:\./)?[\w.-]+/[\w./-]*[\w-]$")
 _SCRIPT_EXT = re.compile(r"\.(?:py|js|mjs|cjs|ts|sh|bash|rb|pl|php|ps1)$")
 _MAX_DEPTH = 3
+#: ``node bin/cli`` runs ``bin/cli.js``: Node's loader tries these for a path without an
+#: extension (tsx, ts-node, bun and deno try TypeScript too).
+_NODE_LIKE = frozenset({"node", "tsx", "ts-node", "bun", "deno"})
+_NODE_SUFFIXES = ("", ".js", ".mjs", ".cjs", ".json", ".node", ".ts", ".mts", ".cts", ".tsx",
+                  "/index.js", "/index.mjs", "/index.cjs", "/index.ts")
 
 
 def problems(text: str, start: int, blocks: list[tuple[int, int]], place: Place,
@@ -128,7 +133,8 @@ def _handed_path(words: Sequence[Word], place: Place, cwd: str | None,
         return
     dirs = [cwd] if cwd is not None else place.fixed_dirs() + place.context_dirs(arg.at)
     tried = [os.path.normpath(os.path.join(d, ref)) for d in dirs]
-    if any(os.path.lexists(p) for p in tried):
+    suffixes = _NODE_SUFFIXES if head in _NODE_LIKE and not os.path.splitext(ref)[1] else ("",)
+    if any(os.path.lexists(p + s) for p in tried for s in suffixes):
         return
     if any(ignored(p) for p in tried):
         return
