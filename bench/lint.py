@@ -238,6 +238,9 @@ def side_by_side(label: str, repo: str | list[str], env: dict[str, str], rounds:
     repos = [repo] if isinstance(repo, str) else repo
     agnix = _agnix()
     cache_root = tempfile.mkdtemp(prefix="rulelens-bench-cache-")
+    # An installed package has its bytecode compiled; with PYTHONDONTWRITEBYTECODE (set in
+    # some CI images) an edited checkout would compile its changed modules on every run.
+    env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
     warm_env = {**env, "XDG_CACHE_HOME": os.path.join(cache_root, "warm")}
 
     def ours(run_env: dict[str, str]) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 
 def canonical(path: str) -> str:
@@ -65,3 +66,14 @@ def is_within(path: str, root: str) -> bool:
         return True
     prefix = root if root.endswith(os.sep) else root + os.sep
     return path.startswith(prefix)
+
+
+def home_of(env: Mapping[str, str]) -> str:
+    """``$HOME`` from ``env`` (the captured environment), else the process's ``~``."""
+    return env.get("HOME") or os.path.expanduser("~")
+
+
+def captured_environ() -> dict[str, str]:
+    """A copy of the process environment, taken once by a shell (``rulelens lint``) and
+    handed to everything it runs; the lint package itself never reads ``os.environ``."""
+    return dict(os.environ)

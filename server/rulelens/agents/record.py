@@ -14,20 +14,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from rulelens.agents.formats import FORMATS, Format
+from rulelens.agents.fs import home_of
 from rulelens.agents.profiles import AgentProfile, Evidence, version_key
 from rulelens.agents.view import AgentView
 
-__all__ = ["Agent", "Discover", "Evidence", "Homes", "agent_home", "profile_homes"]
+__all__ = ["Agent", "Discover", "Evidence", "Homes", "agent_home", "home_of", "profile_homes"]
 
 #: ``view(cwd, file, environment) -> AgentView``: an agent's discovery.
 Discover = Callable[[str, str | None, Mapping[str, str]], AgentView]
 #: ``homes(environment) -> directories``: where edits outside the workspace change a view.
 Homes = Callable[[Mapping[str, str]], tuple[str, ...]]
-
-
-def home_of(env: Mapping[str, str]) -> str:
-    """``$HOME`` from ``env`` (the captured environment), else the process's ``~``."""
-    return env.get("HOME") or os.path.expanduser("~")
 
 
 def agent_home(row: AgentProfile, env: Mapping[str, str]) -> str:

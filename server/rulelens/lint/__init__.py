@@ -7,26 +7,40 @@ Typical use::
 
 Never imports pygls or lsprotocol; the language server and the CLI are thin shells over
 :func:`lint_document`.
+
+The names below are imported when first used (PEP 562): a ``rulelens lint`` run that
+answers from its result cache, or a module such as :mod:`rulelens.lint.walk`, does not
+pay for the engine and its checks (about 60 ms of a one-file run's 150 ms).
 """
 
-from rulelens.lint.config import LintConfig, Thresholds, load_config
-from rulelens.lint.engine import chain_dir, lint_document
-from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
-from rulelens.lint.registry import CHECKS, Check
+from __future__ import annotations
 
-__all__ = [
-    "CHECKS",
-    "Check",
-    "FileRename",
-    "Finding",
-    "Fix",
-    "LintConfig",
-    "Position",
-    "Range",
-    "Related",
-    "TextEdit",
-    "Thresholds",
-    "chain_dir",
-    "lint_document",
-    "load_config",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rulelens.lint.config import LintConfig, Thresholds, load_config
+    from rulelens.lint.engine import chain_dir, lint_document
+    from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
+    from rulelens.lint.registry import CHECKS, Check
+
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "CHECKS": "registry", "Check": "registry",
+    "FileRename": "model", "Finding": "model", "Fix": "model", "Position": "model",
+    "Range": "model", "Related": "model", "TextEdit": "model",
+    "LintConfig": "config", "Thresholds": "config", "load_config": "config",
+    "chain_dir": "engine", "lint_document": "engine",
+}
+
+__all__ = ["CHECKS", "Check", "FileRename", "Finding", "Fix", "LintConfig", "Position", "Range",
+           "Related", "TextEdit", "Thresholds", "chain_dir", "lint_document", "load_config"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

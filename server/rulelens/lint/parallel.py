@@ -36,21 +36,23 @@ def default_jobs() -> int:
     return max(1, min(cores or 1, 8))
 
 
-def lint_serial(linter: LintSession, files: list[str]) -> list[Finding]:
-    findings: list[Finding] = []
+def lint_serial(linter: LintSession, files: list[str]) -> list[list[Finding]]:
+    """Each file's findings, in the order of ``files``."""
+    findings: list[list[Finding]] = []
     for f in files:
         try:
-            findings.extend(linter.lint(f))
+            findings.append(linter.lint(f))
         except Exception as exc:  # a bug in a check must not hide the other files' findings
             print(f"rulelens: internal error while linting {f}: {exc!r}", file=sys.stderr)
-            findings.append(Finding("RL203", "error", f"internal linter error: {exc!r}",
-                                    Range.point(0), f))
+            findings.append([Finding("RL203", "error", f"internal linter error: {exc!r}",
+                                     Range.point(0), f)])
     return findings
 
 
-def lint_files(linter: LintSession, files: list[str], jobs: int) -> tuple[list[Finding],
-                                                                          list[str]]:
-    """Findings for ``files`` in order, and the configuration problems seen."""
+def lint_files(linter: LintSession, files: list[str], jobs: int
+               ) -> tuple[list[list[Finding]], list[str]]:
+    """Each file's findings, in the order of ``files``, and the configuration problems
+    seen."""
     if jobs <= 1 or len(files) < MIN_FILES:
         return lint_serial(linter, files), linter.problems
     import multiprocessing  # only large runs pay for it
@@ -71,7 +73,7 @@ def lint_files(linter: LintSession, files: list[str], jobs: int) -> tuple[list[F
     return findings, sorted(problems)
 
 
-Result = tuple[list[Finding], list[str]]
+Result = tuple[list[list[Finding]], list[str]]
 
 
 def _work(linter: LintSession, part: list[str]) -> Callable[[], Result]:

@@ -1,6 +1,6 @@
 """Per-file lint results kept between ``rulelens lint`` runs (``--no-cache`` skips it).
 
-One JSON entry per linted file under ``$XDG_CACHE_HOME/rulelens/lint-v1/`` (never in the
+One JSON entry per linted file under ``$XDG_CACHE_HOME/rulelens/lint-v2/`` (never in the
 repository), written atomically (temporary file + rename, so forked workers need no lock).
 An entry is used only when all of these still match, each compared by blake3 hash:
 
@@ -8,9 +8,10 @@ An entry is used only when all of these still match, each compared by blake3 has
 * every file its findings depended on: the files of its chain, and what the checks
   recorded in :attr:`~rulelens.lint.caches.LintCaches.deps` (the ``package.json``,
   Makefile and task files its commands were checked against, contradiction partners);
-* its configuration (:class:`~rulelens.lint.config.LintConfig`, thresholds and switches),
-  the run's options (``--hints``, the agent profile), the agents' environment variables
-  and RuleLens's own code (size and mtime of its modules);
+* its configuration files (the repository's ``.rulelens.toml`` and ``pyproject.toml``,
+  Grok's ``config.toml``; present or absent), the run's options (``--hints``, the agent
+  profile), the agents' environment variables and RuleLens's own code (size and mtime of
+  its modules);
 * the tree signature: every walked directory's mtime, which changes when a file is added,
   removed or renamed anywhere in the tree, so "does this path exist" answers (RL505,
   RL506, RL213) are never stale. Coarse by design: adding a file re-lints every file.
@@ -25,21 +26,21 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import blake3
 
 from rulelens.agents import safeio
-from rulelens.agents.record import home_of
+from rulelens.agents.fs import home_of
 from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
 
-VERSION = "lint-v1"
+VERSION = "lint-v2"
 _ENV_PREFIXES = ("GROK_", "CODEX_", "GEMINI_", "CLAUDE_", "COPILOT_", "XDG_CONFIG_HOME",
                  "HOME", "OPENCODE_", "QWEN_")
 
 
 def cache_dir(env: Mapping[str, str]) -> str:
-    """``$XDG_CACHE_HOME/rulelens/lint-v1`` (``~/.cache`` when unset)."""
+    """``$XDG_CACHE_HOME/rulelens/lint-v2`` (``~/.cache`` when unset)."""
     base = env.get("XDG_CACHE_HOME") or os.path.join(home_of(env), ".cache")
     return os.path.join(base, "rulelens", VERSION)
 
@@ -69,8 +70,21 @@ def tree_signature(dirs: Iterable[tuple[str, int]]) -> str:
     return h.hexdigest()
 
 
+class Entry(NamedTuple):
+    """A file's cached findings and its configuration's problems."""
+
+    findings: list[Finding]
+    problems: list[str]
+
+
 class ResultCache:
-    """Cached findings of one run's files (see module doc)."""
+    """Cached findings of one run's files (see module doc).
+
+    An entry names its dependency set by id: the sorted dependency paths are stored once
+    per set (``sets/<id>.json``), since the files of one chain share them; a set's combined
+    digest is computed once per run. On the 1,000-file bench tree whose chains each load
+    400 rules, inline lists made the warm run parse 60 MB of JSON (535 ms against 160 ms).
+    """
 
     def __init__(self, directory: str, options: str, env: Mapping[str, str],
                  tree: str | None) -> None:
@@ -80,6 +94,7 @@ class ResultCache:
         self.salt = blake3.blake3(json.dumps(
             [sys.version, code_signature(), options, wanted]).encode()).hexdigest()
         self.hashes: dict[str, str] = {}
+        self.sets: dict[str, str | None] = {}
         self.hits = self.misses = 0
 
     def digest(self, path: str) -> str:
@@ -95,11 +110,36 @@ class ResultCache:
             self.hashes[path] = found
         return found
 
+    def _combined(self, paths: Iterable[str]) -> str:
+        h = blake3.blake3()
+        for p in paths:
+            h.update(f"{p}\0{self.digest(p)}\n".encode("utf-8", "surrogateescape"))
+        return h.hexdigest()
+
+    def _set_digest(self, set_id: str) -> str | None:
+        """The combined digest of a stored dependency set's files now (None: unreadable)."""
+        if set_id in self.sets:
+            return self.sets[set_id]
+        found: str | None = None
+        try:
+            with open(self._set_path(set_id), encoding="utf-8") as fh:
+                paths = json.load(fh)
+            if isinstance(paths, list) and all(isinstance(p, str) for p in paths):
+                found = self._combined(paths)
+        except (OSError, ValueError):
+            found = None
+        self.sets[set_id] = found
+        return found
+
     def _entry_path(self, path: str) -> str:
         name = blake3.blake3(path.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         return os.path.join(self.directory, name[:2], name + ".json")
 
-    def get(self, path: str, config: str) -> list[Finding] | None:
+    def _set_path(self, set_id: str) -> str:
+        return os.path.join(self.directory, "sets", set_id + ".json")
+
+    def get(self, path: str) -> Entry | None:
+        """The stored result for ``path`` if nothing it depends on changed."""
         if self.tree is None:
             return None
         try:
@@ -110,37 +150,51 @@ class ResultCache:
             return None
         ok = (isinstance(entry, dict) and entry.get("path") == path
               and entry.get("salt") == self.salt and entry.get("tree") == self.tree
-              and entry.get("config") == config and entry.get("file") == self.digest(path)
-              and all(self.digest(p) == h for p, h in entry.get("deps", ())))
+              and entry.get("file") == self.digest(path)
+              and isinstance(entry.get("set"), str)
+              and entry.get("deps") == self._set_digest(entry["set"]))
         if not ok:
             self.misses += 1
             return None
         try:
-            found = [_finding(f) for f in entry["findings"]]
+            found = Entry([_finding(f) for f in entry["findings"]],
+                          [str(p) for p in entry["problems"]])
         except (KeyError, TypeError, ValueError):
             self.misses += 1
             return None
         self.hits += 1
         return found
 
-    def put(self, path: str, config: str, deps: Iterable[str], findings: list[Finding]
-            ) -> None:
+    def put(self, path: str, deps: Iterable[str], findings: list[Finding],
+            problems: Iterable[str] = ()) -> None:
+        """Store ``path``'s findings, valid while it and every file of ``deps`` (paths that
+        may be missing: their absence is part of the key) hold what they hold now."""
         if self.tree is None:
             return
-        entry = {"path": path, "salt": self.salt, "tree": self.tree, "config": config,
-                 "file": self.digest(path),
-                 "deps": sorted({(p, self.digest(p)) for p in deps if p != path}),
-                 "findings": [_plain(f) for f in findings]}
-        target = self._entry_path(path)
-        try:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            tmp = f"{target}.{os.getpid()}.tmp"  # one writer per process and entry
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, separators=(",", ":"))
-            os.replace(tmp, target)
-        except OSError:
-            pass  # a cache that cannot be written only costs the next run time
+        paths = sorted({p for p in deps if p != path})
+        set_id = blake3.blake3("\0".join(paths).encode("utf-8", "surrogateescape")
+                               ).hexdigest()[:32]
+        if set_id not in self.sets:
+            self.sets[set_id] = self._combined(paths)
+            if not os.path.exists(self._set_path(set_id)):
+                _write_json(self._set_path(set_id), paths)
+        entry = {"path": path, "salt": self.salt, "tree": self.tree,
+                 "file": self.digest(path), "set": set_id, "deps": self.sets[set_id],
+                 "findings": [_plain(f) for f in findings], "problems": sorted(problems)}
+        _write_json(self._entry_path(path), entry)
+
+
+def _write_json(target: str, value: object) -> None:
+    """Temporary file + rename: readers see the old file or the new one, never a part."""
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        tmp = f"{target}.{os.getpid()}.tmp"  # one writer per process and entry
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(value, fh, separators=(",", ":"))
+        os.replace(tmp, target)
+    except OSError:
+        pass  # a cache that cannot be written only costs the next run time
 
 
 def _range(r: Range) -> list[int]:

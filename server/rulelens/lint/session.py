@@ -11,7 +11,6 @@ calls :meth:`invalidate`), and ``bench/lint.py`` one per measured round.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import stat
 from collections.abc import Iterable
@@ -106,20 +105,20 @@ class LintSession:
         return lint_document(path, text, chain, config, self.caches)
 
     def lint(self, path: str) -> list[Finding]:
-        """Findings for the file at ``path`` as it is on disk, from :attr:`results` when
-        nothing they depend on changed (see :mod:`rulelens.lint.resultcache`)."""
+        """Findings for the file at ``path`` as it is on disk; stored in :attr:`results`
+        (when set) with every file they depend on (see :mod:`rulelens.lint.resultcache`:
+        the CLI reads the store before it builds a session)."""
         results = self.results
         if results is None:
             return self._lint_disk(path)
-        config = _config_key(self.config_for(path, False))
-        cached = results.get(path, config)
-        if cached is not None:
-            return cached
         self.caches.deps.clear()
         found = self._lint_disk(path)
-        chain = self.chain_for(path)
-        deps = [f.path for f in chain.files] + sorted(self.caches.deps)
-        results.put(path, config, deps, found)
+        config = self.config_for(path, False)
+        root = self.roots[os.path.dirname(path)]
+        deps = [f.path for f in self.chain_for(path).files] + sorted(self.caches.deps)
+        deps += [os.path.join(root, ".rulelens.toml"), os.path.join(root, "pyproject.toml"),
+                 self.env.config_path]
+        results.put(path, deps, found, config.problems)
         return found
 
     def _lint_disk(self, path: str) -> list[Finding]:
@@ -216,9 +215,3 @@ class LintSession:
                 break
             notes.append(f"{path}: fixed {code}: {fix.title}")
         return raw, original, text, notes
-
-
-def _config_key(config: LintConfig) -> str:
-    """The configuration as stable text (sets sorted), for the result cache."""
-    return json.dumps(dataclasses.asdict(config), sort_keys=True,
-                      default=lambda o: sorted(o) if isinstance(o, (set, frozenset)) else str(o))

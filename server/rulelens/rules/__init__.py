@@ -7,12 +7,41 @@ Typical use::
     text = render(chain.files)
 """
 
-from rulelens.agents.compat import Compat, ConfigError
-from rulelens.agents.environment import AgentEnvironment
-from rulelens.rules.discovery import Resolver
-from rulelens.rules.model import Chain, RuleFile, Skipped, SkipReason
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Eager: the name `render` is also this package's submodule, which would shadow a lazy one.
 from rulelens.rules.render import neutralize, render
-from rulelens.rules.tracker import AgentsMdTracker
+
+if TYPE_CHECKING:
+    from rulelens.agents.compat import Compat, ConfigError
+    from rulelens.agents.environment import AgentEnvironment
+    from rulelens.rules.discovery import Resolver
+    from rulelens.rules.model import Chain, RuleFile, Skipped, SkipReason
+    from rulelens.rules.tracker import AgentsMdTracker
+
+#: Public name -> the module that defines it, imported when first used (PEP 562): a
+#: module of this package (``rules.gitignore`` for lint's walk) does not load the resolver.
+_EXPORTS = {
+    "Compat": "rulelens.agents.compat", "ConfigError": "rulelens.agents.compat",
+    "AgentEnvironment": "rulelens.agents.environment",
+    "Resolver": "rulelens.rules.discovery",
+    "Chain": "rulelens.rules.model", "RuleFile": "rulelens.rules.model",
+    "Skipped": "rulelens.rules.model", "SkipReason": "rulelens.rules.model",
+    "AgentsMdTracker": "rulelens.rules.tracker",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AgentEnvironment",
@@ -32,6 +61,9 @@ __all__ = [
 def chain_for(path: str, env: AgentEnvironment | None = None) -> Chain:
     """Convenience: the chain for a file or directory (a file's chain is its directory's)."""
     import os
+
+    from rulelens.agents.environment import AgentEnvironment
+    from rulelens.rules.discovery import Resolver
 
     cwd = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
     return Resolver(env or AgentEnvironment.from_env()).resolve(cwd)

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING
 
 from rulelens.agents.fs import is_within
 from rulelens.agents.rusttext import WHITE_SPACE, trim
-from rulelens.rules.model import RuleFile
 
 if TYPE_CHECKING:
     from rulelens.agents.profiles import AgentProfile
-    from rulelens.rules.model import Chain
+    from rulelens.rules.model import Chain, RuleFile
 
 _WS = "[" + re.escape(WHITE_SPACE) + "]"
 _TAG = re.compile(r"<(" + _WS + r"*/?" + _WS + r"*system[-_]reminder)", re.IGNORECASE)

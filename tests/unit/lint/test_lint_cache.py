@@ -47,7 +47,7 @@ def tree(repo: Repo) -> Repo:
 def test_warm_run_equals_cold_run_and_is_stored_outside_the_repository(tree: Repo) -> None:
     cold = lint(tree)
     assert ("apps/web/AGENTS.md", "RL506") in pairs(cold)
-    assert os.listdir(os.path.join(tree.home, "cache", "rulelens", "lint-v1"))
+    assert os.listdir(os.path.join(tree.home, "cache", "rulelens", "lint-v2"))
     assert lint(tree) == cold == lint(tree, "--no-cache")
     untracked = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=tree.root,
                                capture_output=True, text=True).stdout
@@ -88,3 +88,50 @@ def test_changing_a_file_of_the_chain_changes_the_cached_findings(repo: Repo) ->
     after = lint(repo)
     assert ("apps/web/AGENTS.md", "RL406") not in pairs(after)
     assert after == lint(repo, "--no-cache")
+
+
+def test_a_configuration_edited_in_place_changes_the_cached_findings(tree: Repo) -> None:
+    """Same directory listing (no tree change): only the configuration's hash can tell."""
+    tree.write(".rulelens.toml", 'disable = ["RL301"]\n')
+    before = lint(tree)
+    assert ("apps/web/AGENTS.md", "RL506") in pairs(before)
+    lint(tree)
+    with open(os.path.join(tree.root, ".rulelens.toml"), "w", encoding="utf-8") as fh:
+        fh.write('disable = ["RL506"]\n')
+    after = lint(tree)
+    assert ("apps/web/AGENTS.md", "RL506") not in pairs(after)
+    assert after == lint(tree, "--no-cache")
+
+
+def test_a_bad_grok_config_written_after_a_warm_run_is_still_an_error(tree: Repo) -> None:
+    """Grok's ``config.toml`` (outside the tree) is a dependency of every entry."""
+    lint(tree)
+    with open(os.path.join(tree.home, ".grok", "config.toml"), "w", encoding="utf-8") as fh:
+        fh.write("[paths]\nextra_rule_dirs = 3\n")
+    env = tree.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                      "XDG_CACHE_HOME": os.path.join(tree.home, "cache")}
+    proc = subprocess.run([sys.executable, "-m", "rulelens", "lint", "."], cwd=tree.root,
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2 and "extra_rule_dirs" in proc.stderr, proc.stderr
+
+
+def test_a_run_answered_from_the_cache_does_not_load_the_engine(tree: Repo) -> None:
+    """Issue #23: a re-run over unchanged files only walks, hashes and prints."""
+    env = tree.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                      "XDG_CACHE_HOME": os.path.join(tree.home, "cache")}
+    probe = ("import runpy, sys; sys.argv = ['rulelens', 'lint', '--format', 'json', '.'];"
+             " code = 0\ntry: runpy.run_module('rulelens', run_name='__main__')\n"
+             "except SystemExit as e: code = e.code\n"
+             "print(sorted(m for m in sys.modules if m.startswith('rulelens.')),"
+             " file=sys.stderr)")
+
+    def loaded() -> str:
+        proc = subprocess.run([sys.executable, "-c", probe], cwd=tree.root,
+                              capture_output=True, text=True, timeout=120, env=env)
+        return proc.stderr
+
+    assert "rulelens.lint.engine" in loaded()  # cold: everything is linted
+    warm = loaded()
+    assert "rulelens.lint.walk" in warm and "rulelens.lint.engine" not in warm, warm
+    tree.write("apps/web/AGENTS.md", "# Web\n\nRun `npm run test`.\n")
+    assert "rulelens.lint.engine" in loaded()  # a changed file is linted again

@@ -19,7 +19,7 @@ NEGATIVE = re.compile(
     r"|removed|wrong|bad|incorrect|won't|cannot|can't|obsolete|legacy|old)\b|❌|✗",
     re.IGNORECASE)
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")
-_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+_FENCE_LINE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _PROSE_RUN = re.compile(r"\b(?:npm|pnpm|yarn|bun)\s+run\s+[A-Za-z0-9_][\w:.@/-]*")
 _SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\||\bthen\b|\bdo\b)\s*")
 _WORD = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
@@ -57,22 +57,22 @@ def placeholder(word: str) -> bool:
 
 def code_blocks(text: str, start: int = 0) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of the lines inside fenced blocks, fences at any
-    indentation (a fence in a list item is still code)."""
+    indentation (a fence in a list item is still code). ``start`` is a line's start."""
     out: list[tuple[int, int]] = []
+    if "```" not in text and "~~~" not in text:
+        return out
     opened: tuple[int, str] | None = None
-    pos = start
-    for line in text[start:].split("\n"):
-        m = _FENCE.match(line)
-        if m:
-            fence = m.group(2)
-            if opened is None:
-                if not (fence[0] == "`" and "`" in m.group(3)):
-                    opened = (pos + len(line) + 1, fence)
-            elif fence[0] == opened[1][0] and len(fence) >= len(opened[1]) \
-                    and not m.group(3).strip():
-                out.append((opened[0], pos))
-                opened = None
-        pos += len(line) + 1
+    # Only fence lines are visited (one C-level scan), not every line in Python: 0.26 s
+    # -> 0.22 s over the real-repository corpus, 0.03 s -> 0.01 s on the bench tree.
+    for m in _FENCE_LINE.finditer(text, start):
+        fence = m.group(2)
+        if opened is None:
+            if not (fence[0] == "`" and "`" in m.group(3)):
+                opened = (m.end() + 1, fence)
+        elif fence[0] == opened[1][0] and len(fence) >= len(opened[1]) \
+                and not m.group(3).strip():
+            out.append((opened[0], m.start()))
+            opened = None
     if opened is not None:
         out.append((opened[0], len(text)))
     return out
@@ -101,12 +101,16 @@ def invocations(text: str, start: int, blocks: list[tuple[int, int]]) -> Iterato
     inside = _Inside(blocks)
     pos = start
     for line in text[start:].split("\n"):
-        if not inside(pos) and line.strip():
-            spans = list(_SPAN.finditer(line))
+        # Substring tests first: most lines hold neither a span nor a prose `npm run`
+        # (the 1,000-file bench tree: 0.65 s without them, 0.10 s with them).
+        span = "`" in line
+        prose = "npm" in line or "yarn" in line or "bun" in line
+        if (span or prose) and not inside(pos):
+            spans = list(_SPAN.finditer(line)) if span else []
             for m in spans:
                 if not NEGATIVE.search(_sentence_before(line, m.start())):
                     yield from _split(m.group(2), pos + m.start(2), True, pos, False)
-            for m in _PROSE_RUN.finditer(line):
+            for m in (_PROSE_RUN.finditer(line) if prose else ()):
                 if any(s.start() <= m.start() < s.end() for s in spans):
                     continue
                 if not NEGATIVE.search(_sentence_before(line, m.start())):
