@@ -175,6 +175,14 @@ CASES = [
       good_files={"package.json": _pkg({"typecheck": "tsc"})}, says="no script `typecheck`"),
     C("npm-test", {"package.json": _pkg({"lint": "eslint"})}, "Then `npm test`.\n",
       good_files={"package.json": _pkg({"test": "jest"})}, says="no script `test`"),
+    # Effect-TS/effect's .agents/AGENTS.md: `pnpm --filter effect test --run`, and
+    # packages/effect defines no `test` script (pnpm's `test` is `run test`).
+    C("pnpm-filter-test", {"package.json": ROOT_PKG.replace("lint", "test"),
+                           "packages/effect/package.json": _pkg({"build": "tsc"}, "effect")},
+      "# Tests\n\n- From the root, run `pnpm --filter effect test --run`.\n",
+      good_files={"packages/effect/package.json": _pkg({"test": "vitest"}, "effect")},
+      says="`pnpm --filter effect test`: no script `test` is defined in"
+           " packages/effect/package.json (`package.json` defines it)"),
     C("make-f", {"Makefile": "all:\n\ttrue\n", "build.mk": "pkg:\n\ttar\n"},
       "`make -f build.mk dist`\n", good_doc="`make -f build.mk pkg`\n",
       says="no target `dist` is defined in build.mk"),
@@ -233,6 +241,12 @@ def test_missing_name_is_reported(repo: Repo, case: C) -> None:
     assert len(found) == 1, [f.message for f in found]
     assert case.says in found[0].message, found[0].message
     assert repo.root not in found[0].message
+    # The range covers the missing name itself, as the message quotes it.
+    r = found[0].range
+    line = case.doc.split("\n")[r.start.line]
+    assert r.start.line == r.end.line and 0 <= r.start.character < r.end.character <= len(line)
+    assert f"`{line[r.start.character:r.end.character]}`" in found[0].message, (
+        line[r.start.character:r.end.character], found[0].message)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

@@ -119,7 +119,7 @@ def check(words: Sequence[Word], place: Place, cwd: str | None
     if sub.text in _RUN:
         kind = "run" if tool in ("npm", "pnpm") else "run-or-bin"
     elif sub.text in ("test", "t", "tst") and tool in ("npm", "pnpm"):
-        kind, name = "run", Word("test", -1)
+        kind, name = "run", Word("test", sub.at)  # `npm t`: the script `test`
     elif sub.text in _BUILTIN or tool == "npm":
         return
     else:
@@ -130,6 +130,7 @@ def check(words: Sequence[Word], place: Place, cwd: str | None
     if name is None or placeholder(name.text) or name.text.startswith("-"):
         return
     script = name.text
+    length = len(sub.text) if name.at == sub.at else len(script)
     if tool == "bun" and ("/" in script or os.path.splitext(script)[1] in (
             ".ts", ".js", ".mjs", ".cjs", ".tsx", ".jsx", ".mts", ".cts")):
         return  # `bun run scripts/x.ts`: a file (see the path check)
@@ -151,13 +152,13 @@ def check(words: Sequence[Word], place: Place, cwd: str | None
         also = (f" (`{elsewhere[0].name or _rel(place, elsewhere[0])}` defines it)"
                 if elsewhere else "")
         yield Problem(f"`{shown}`: no script `{script}` is defined in {names}{also}.",
-                      name.at, len(script))
+                      name.at, length)
         return
     candidates = _implicit(place, name.at)
     lines = [p for p in candidates if _manifest(p) in skipped]
     for p in lines:  # too large, nested too deeply, not a file: named, not checked
         yield Problem(f"`{shown}`: {_rel(place, p)} {skipped[_manifest(p)]}; its scripts"
-                      " were not checked.", name.at, len(script))
+                      " were not checked.", name.at, length)
     if lines:
         return
     if any(p.scripts is None or script in p.scripts for p in candidates):
@@ -173,16 +174,14 @@ def check(words: Sequence[Word], place: Place, cwd: str | None
     more = len(everywhere) - len(candidates)
     tail = f" nor in the repository's {more} other package.json files" if more > 0 else ""
     yield Problem(f"`{shown}`: no script `{script}` is defined in {names}{tail}.",
-                  name.at, len(script))
+                  name.at, length)
 
 
 def _shown(words: Sequence[Word], name: Word) -> str:
-    if name.at < 0:
-        return " ".join(w.text for w in words[:2])
     out = []
     for w in words:
         out.append(w.text)
-        if w is name:
+        if w.at == name.at:
             break
     return " ".join(out)
 
