@@ -130,25 +130,23 @@ def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Prob
     i = 1
     while i < len(words):
         w = words[i].text
-        if w in _VALUE_OPTS and i + 1 < len(words):
-            value = words[i + 1].text
-            if w in ("-C", "--directory"):
-                found = place.resolve_dir(value, run_dir)
-                if found is None:
-                    return
-                run_dir = found
-            elif w in ("-f", "--file", "--makefile"):
-                makefile = value
-            i += 2
-            continue
-        if w.startswith("-C") and len(w) > 2:
-            found = place.resolve_dir(w[2:], run_dir)
+        opt: str | None = None
+        value = ""
+        if w.startswith("--") and "=" in w:  # `--directory=docs`
+            opt, _, value = w.partition("=")
+        elif w in _VALUE_OPTS and i + 1 < len(words):  # `-C docs`
+            opt, value = w, words[i + 1].text
+            i += 1
+        elif w[:2] in ("-C", "-f") and len(w) > 2:  # `-Cdocs`
+            opt, value = w[:2], w[2:]
+        if opt in ("-C", "--directory"):
+            found = place.resolve_dir(value, run_dir)
             if found is None:
                 return
             run_dir = found
-        elif w.startswith("-") or "=" in w:
-            pass
-        else:
+        elif opt in ("-f", "--file", "--makefile"):
+            makefile = value
+        elif opt is None and not w.startswith("-") and "=" not in w:
             goals.append(words[i])
         i += 1
     if makefile is not None:
