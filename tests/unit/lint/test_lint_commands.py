@@ -327,7 +327,9 @@ def test_makefile_with_an_unknown_construct_still_checks_its_other_targets(
     ("-include generated.mk\nall:\n\ttrue\n",
      "`include generated.mk` (Makefile:1, not readable)"),
     ("PROGS = a b\n$(PROGS) tools/$(X):\n\tcc\nall:\n\ttrue\n",
-     "`$(PROGS)` (Makefile:2, a computed target name) (and 1 more)"),
+     "`$(PROGS)` (Makefile:2, a computed target name) may define it"),
+    ("include $(CONFIG).mk\n$(eval $(call rules,a b))\nall:\n\ttrue\n",
+     "`include $(CONFIG).mk` (Makefile:1, a computed file name) (and 1 more) may"),
 ])
 def test_makefile_note_names_the_construct(repo: Repo, makefile: str, says: str) -> None:
     """Each construct RuleLens does not evaluate is named with its line; a defined target of
@@ -342,6 +344,23 @@ def test_makefile_note_names_the_construct(repo: Repo, makefile: str, says: str)
     assert not [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
     repo.write("Makefile", makefile.replace("all:", "$(eval deploy: ; @true)\nall:"))
     assert not [f for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
+
+
+def test_a_computed_target_is_a_note_only_for_names_it_can_make(repo: Repo) -> None:
+    """`$(TOOLS)/golangci-lint:` (temporal, helm, opentelemetry-go install tools so) makes
+    only names below a folder and `build-$(ARCH):` only `build-...`: a missing `deploy`
+    is a plain RL506, a missing `build-arm` a note naming the construct."""
+    repo.files({"Makefile": "TOOLS = .tools\n$(TOOLS)/golangci-lint:\n\tgo install\n"
+                            "${BINDIR}/$(BINNAME): main.go\n\tgo build\n"
+                            "build-$(ARCH):\n\tgo build\nlint: $(TOOLS)/golangci-lint\n"})
+    repo.write("AGENTS.md", "Run `make lint`, `make deploy` and `make build-arm`.\n")
+    found = [(f.code, f.message) for f in repo.lint("AGENTS.md")
+             if f.code in ("RL506", "RL507")]
+    assert found == [
+        ("RL506", "`make deploy`: no target `deploy` is defined in Makefile."),
+        ("RL507", "`make build-arm`: not checked: no target `build-arm` is among those"
+                  " RuleLens read in Makefile, but `build-$(ARCH)` (Makefile:6, a computed"
+                  " target name) may define it. Every other target is checked.")]
 
 
 def test_a_missing_dotenv_include_defines_no_target(repo: Repo) -> None:

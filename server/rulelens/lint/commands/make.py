@@ -46,13 +46,22 @@ class Targets:
     #: The text of those constructs (a name written in one, as in ``$(eval gen: ...)``, is
     #: taken as defined).
     unknown_text: list[str] = field(default_factory=list)
+    #: The names each could define (``tools/$(X)``: ``tools/.*``); ``None``: any name.
+    unknown_shape: list[re.Pattern[str] | None] = field(default_factory=list)
 
     def defines(self, target: str) -> bool:
         return target in self.names or any(p.fullmatch(target) for p in self.patterns)
 
-    def not_understood(self, what: str, text: str) -> None:
+    def not_understood(self, what: str, text: str, shape: re.Pattern[str] | None = None
+                       ) -> None:
         self.unknown.append(what)
         self.unknown_text.append(text[:_MAX_SHOWN * 4])
+        self.unknown_shape.append(shape)
+
+    def unknown_for(self, target: str) -> list[str]:
+        """The constructs not understood that could define ``target``."""
+        return [what for what, shape in zip(self.unknown, self.unknown_shape, strict=True)
+                if shape is None or shape.fullmatch(target)]
 
     def may_define(self, target: str) -> bool:
         """Whether a construct not understood spells ``target`` out (``$(eval gen: ...)``)."""
@@ -115,7 +124,7 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
         for name in head.split():
             if "$" in name:
                 out.not_understood(f"`{_shown(name)}` ({rel}:{n}, a computed target name)",
-                                   line)
+                                   line, _computed_shape(name))
             elif "%" in name:
                 out.patterns.append(re.compile(re.escape(name).replace("%", ".+")))
             else:
@@ -186,7 +195,7 @@ def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Prob
         if run_dir is None and makefile is None and _elsewhere(place, name, files):
             continue
         where = " or ".join(_rel(place, f) for f, _ in parsed)
-        unknown = [u for _, t in parsed if t is not None for u in t.unknown]
+        unknown = [u for _, t in parsed if t is not None for u in t.unknown_for(name)]
         if unknown:  # only what such a construct could define is left unchecked
             more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
             yield Problem(f"`make {name}`: not checked: no target `{name}` is among those"
@@ -195,6 +204,17 @@ def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Prob
             continue
         yield Problem(f"`make {name}`: no target `{name}` is defined in {where}.",
                       goal.at, len(name))
+
+
+def _computed_shape(name: str) -> re.Pattern[str] | None:
+    """The names a computed target can be: each ``$(VAR)``, ``${VAR}`` or ``$V`` any text
+    (``tools/$(X)`` makes only names below ``tools/``; ``$(BIN)`` any); ``None`` when
+    nested references make the shape unclear."""
+    parts = re.split(r"(\$\([^()$]*\)|\$\{[^{}$]*\}|\$[^({])", name)
+    if any("$" in p or "(" in p or ")" in p for p in parts[::2]):
+        return None
+    return re.compile("".join(".*" if i % 2 else re.escape(p).replace("%", ".+")
+                              for i, p in enumerate(parts)))
 
 
 def _shown(text: str) -> str:
