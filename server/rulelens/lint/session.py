@@ -115,10 +115,10 @@ class LintSession:
         found = self._lint_disk(path)
         config = self.config_for(path, False)
         root = self.roots[os.path.dirname(path)]
-        deps = [f.path for f in self.chain_for(path).files] + sorted(self.caches.deps)
-        deps += [os.path.join(root, ".rulelens.toml"), os.path.join(root, "pyproject.toml"),
-                 self.env.config_path]
-        results.put(path, deps, found, config.problems)
+        chain = [f.path for f in self.chain_for(path).files]
+        chain += [os.path.join(root, ".rulelens.toml"), os.path.join(root, "pyproject.toml"),
+                  self.env.config_path]
+        results.put(path, [chain, self.caches.deps - {path, *chain}], found, config.problems)
         return found
 
     def _lint_disk(self, path: str) -> list[Finding]:
