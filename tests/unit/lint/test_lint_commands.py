@@ -326,7 +326,9 @@ def test_makefile_with_an_unknown_construct_still_checks_its_other_targets(
      "`include $(CONFIG).mk` (Makefile:1, a computed file name)"),
     ("-include generated.mk\nall:\n\ttrue\n",
      "`include generated.mk` (Makefile:1, not readable)"),
-    ("PROGS = a b\n$(PROGS) tools/$(X):\n\tcc\nall:\n\ttrue\n",
+    ("$(PROGS) tools/$(X):\n\tcc\nall:\n\ttrue\n",
+     "`$(PROGS)` (Makefile:1, a computed target name) may define it"),
+    ("PROGS ?= a b\n$(PROGS):\n\tcc\nall:\n\ttrue\n",
      "`$(PROGS)` (Makefile:2, a computed target name) may define it"),
     ("include $(CONFIG).mk\n$(eval $(call rules,a b))\nall:\n\ttrue\n",
      "`include $(CONFIG).mk` (Makefile:1, a computed file name) (and 1 more) may"),
@@ -361,6 +363,25 @@ def test_a_computed_target_is_a_note_only_for_names_it_can_make(repo: Repo) -> N
         ("RL507", "`make build-arm`: not checked: no target `build-arm` is among those"
                   " RuleLens read in Makefile, but `build-$(ARCH)` (Makefile:6, a computed"
                   " target name) may define it. Every other target is checked.")]
+
+
+@pytest.mark.parametrize(("makefile", "defined"), [
+    # Go projects install tools this way (temporal, helm, opentelemetry-go).
+    ("LOCALBIN ?= $(shell pwd)/bin\nGOLANGCI_LINT := $(LOCALBIN)/golangci-lint\n"
+     "$(GOLANGCI_LINT):\n\tgo install\nlint: $(GOLANGCI_LINT)\n\t$(GOLANGCI_LINT) run\n",
+     "lint"),
+    ("PROGS = server client\n$(PROGS):\n\tgo build ./cmd/$@\n", "server"),
+    ("ifeq ($(OS),Windows_NT)\nEXE = app.exe\nelse\nEXE = app\nendif\n$(EXE): main.c\n\tcc\n",
+     "app"),
+])
+def test_computed_targets_of_known_variables(repo: Repo, makefile: str, defined: str) -> None:
+    """A target computed from variables assigned in the Makefile (any branch) is expanded:
+    the names it makes are defined, and a name it cannot make is a plain RL506."""
+    repo.files({"Makefile": makefile})
+    repo.write("AGENTS.md", f"Run `make {defined}`; then `make deploy`.\n")
+    found = [(f.code, f.message) for f in repo.lint("AGENTS.md")
+             if f.code in ("RL506", "RL507")]
+    assert found == [("RL506", "`make deploy`: no target `deploy` is defined in Makefile.")]
 
 
 def test_a_missing_dotenv_include_defines_no_target(repo: Repo) -> None:

@@ -32,6 +32,11 @@ _TOP_CALL = re.compile(r"^\s*\$\((?:eval|call|foreach)\b")
 _VALUE_OPTS = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-j", "--jobs",
                          "-l", "-o", "-W", "-I"})
 _MAX_INCLUDES = 20
+_ASSIGNMENT = re.compile(r"^\s*(?:(?:export|override|private)\s+)*([A-Za-z_][\w.-]*)\s*"
+                         r"(:::=|::=|:=|\?=|!=|\+=|=)\s*(.*)$")
+#: ``$(VAR)``, ``${VAR}``, ``$V`` (nested references are not split: see :func:`_shape`).
+_REF = re.compile(r"(\$\([^()$]*\)|\$\{[^{}$]*\}|\$[^({])")
+_VAR = re.compile(r"[A-Za-z_][\w.-]*")
 #: A dotenv file (``KEY=value`` lines) included for its variables: absent, it defines nothing.
 _ENV_FILE = re.compile(r"(?:^|/)\.env(?:\.[\w.-]+)?$|\.env$")
 _MAX_SHOWN = 40
@@ -46,22 +51,39 @@ class Targets:
     #: The text of those constructs (a name written in one, as in ``$(eval gen: ...)``, is
     #: taken as defined).
     unknown_text: list[str] = field(default_factory=list)
-    #: The names each could define (``tools/$(X)``: ``tools/.*``); ``None``: any name.
-    unknown_shape: list[re.Pattern[str] | None] = field(default_factory=list)
+    #: The computed name each stands for (``tools/$(X)``), ``None``: it may define any name.
+    unknown_name: list[str | None] = field(default_factory=list)
+    #: Simple variable assignments (``X = a``, ``X := a``), each value as written; ``None``
+    #: for a value RuleLens does not know (``?=``, ``+=``, ``!=``, ``define``).
+    variables: dict[str, list[str | None]] = field(default_factory=dict)
 
     def defines(self, target: str) -> bool:
         return target in self.names or any(p.fullmatch(target) for p in self.patterns)
 
-    def not_understood(self, what: str, text: str, shape: re.Pattern[str] | None = None
-                       ) -> None:
+    def not_understood(self, what: str, text: str, name: str | None = None) -> None:
         self.unknown.append(what)
         self.unknown_text.append(text[:_MAX_SHOWN * 4])
-        self.unknown_shape.append(shape)
+        self.unknown_name.append(name)
 
     def unknown_for(self, target: str) -> list[str]:
-        """The constructs not understood that could define ``target``."""
-        return [what for what, shape in zip(self.unknown, self.unknown_shape, strict=True)
-                if shape is None or shape.fullmatch(target)]
+        """The constructs not understood that could define ``target``: a computed name
+        only when its shape, variables expanded, fits (``$(TOOLS)/lint`` never makes
+        ``deploy``)."""
+        out = []
+        for what, name in zip(self.unknown, self.unknown_name, strict=True):
+            shape = None if name is None else _shape(name, self.variables, 0)
+            if shape is None or re.fullmatch(shape[0], target):
+                out.append(what)
+        return out
+
+    def computes(self, target: str) -> bool:
+        """Whether a computed name whose variables are all known makes ``target``
+        (``PROGS = a b`` and ``$(PROGS):`` make ``a``)."""
+        for name in self.unknown_name:
+            shape = None if name is None else _shape(name, self.variables, 0)
+            if shape is not None and shape[1] and re.fullmatch(shape[0], target):
+                return True
+        return False
 
     def may_define(self, target: str) -> bool:
         """Whether a construct not understood spells ``target`` out (``$(eval gen: ...)``)."""
@@ -91,6 +113,9 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
             continue
         if _DEFINE.match(line):
             in_define = True
+            defined = line.split("define", 1)[1].split()
+            if defined:  # `define NAME`: a value RuleLens does not know
+                out.variables.setdefault(defined[0], []).append(None)
             continue
         if line.startswith("\t") or not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -110,6 +135,12 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
             out.not_understood(f"`{_shown(line.strip())}` ({rel}:{n}, make code RuleLens does"
                                " not run)", line)
             continue
+        m = _ASSIGNMENT.match(line)
+        if m:
+            value = m.group(3).split("#", 1)[0].strip()
+            known = m.group(2) in ("=", ":=", "::=", ":::=")
+            out.variables.setdefault(m.group(1), []).append(value if known else None)
+            continue
         m = _RULE.match(line)
         if not m:
             continue
@@ -124,7 +155,7 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
         for name in head.split():
             if "$" in name:
                 out.not_understood(f"`{_shown(name)}` ({rel}:{n}, a computed target name)",
-                                   line, _computed_shape(name))
+                                   line, name)
             elif "%" in name:
                 out.patterns.append(re.compile(re.escape(name).replace("%", ".+")))
             else:
@@ -188,7 +219,8 @@ def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Prob
                           " targets were not checked.", goal.at, len(name))
         if skipped:
             continue
-        if any(t is None or t.defines(name) or t.may_define(name) for _, t in parsed):
+        if any(t is None or t.defines(name) or t.may_define(name) or t.computes(name)
+               for _, t in parsed):
             continue
         if any(_builtin_buildable(os.path.dirname(f), name) for f in files):
             continue
@@ -206,15 +238,35 @@ def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Prob
                       goal.at, len(name))
 
 
-def _computed_shape(name: str) -> re.Pattern[str] | None:
-    """The names a computed target can be: each ``$(VAR)``, ``${VAR}`` or ``$V`` any text
-    (``tools/$(X)`` makes only names below ``tools/``; ``$(BIN)`` any); ``None`` when
-    nested references make the shape unclear."""
-    parts = re.split(r"(\$\([^()$]*\)|\$\{[^{}$]*\}|\$[^({])", name)
+def _shape(name: str, variables: dict[str, list[str | None]], depth: int
+           ) -> tuple[str, bool] | None:
+    """A regular expression of the names a computed target can be, and whether it is
+    exact (every reference a variable assigned plainly: ``X = a b``, ``X := $(Y)/a``, in
+    any branch); any other reference is any text. ``None`` when nested references make
+    it unclear."""
+    parts = _REF.split(name)
     if any("$" in p or "(" in p or ")" in p for p in parts[::2]):
         return None
-    return re.compile("".join(".*" if i % 2 else re.escape(p).replace("%", ".+")
-                              for i, p in enumerate(parts)))
+    out = []
+    exact = True
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(re.escape(part).replace("%", ".+"))
+            continue
+        var = part[2:-1] if part[1] in "({" else part[1:]
+        values = variables.get(var) if depth < 4 and _VAR.fullmatch(var) else None
+        alternatives: list[str] = []
+        for value in values or [None]:
+            words = value.split() if value is not None else None
+            if words is None or (len(words) > 1 and (len(parts) > 3 or parts[0] or parts[2])):
+                alternatives, exact = [".*"], False  # unknown, or a list inside a name
+                break
+            for word in words or [""]:
+                inner = _shape(word, variables, depth + 1)
+                alternatives.append(".*" if inner is None else inner[0])
+                exact = exact and inner is not None and inner[1]
+        out.append("(?:" + "|".join(dict.fromkeys(alternatives)) + ")")
+    return "".join(out), exact
 
 
 def _shown(text: str) -> str:
