@@ -459,15 +459,18 @@ CHECKS: tuple[Check, ...] = (
        "A make target could not be checked: a construct RuleLens does not evaluate may"
        " define it",
        "RuleLens reads a Makefile the way GNU make finds targets (explicit and pattern rules,"
-       " `.PHONY`, `include`, `-C`, `-f`, sub-Makefiles) but does not run make: a target name"
-       " computed from a variable (`$(BIN):`), make code (`$(eval ...)`, `$(call ...)`,"
+       " `.PHONY`, `include`, `-C`, `-f`, sub-Makefiles, variables assigned plainly such as"
+       " `PROGS = a b` for `$(PROGS):`) but does not run make: a target name computed from a"
+       " variable it cannot know (`BIN ?= ...`, the environment), make code (`$(eval ...)`,"
+       " `$(call ...)`,"
        " `$(foreach ...)` at the top level) or an include whose name is computed or that"
        " cannot be read may define any name. A target named in an instruction file that is"
        " found nowhere else is then not reported as missing (RL506); this note names the"
        " construct and its Makefile line instead, so the reader knows which name was left"
        " unchecked and why. Only that name is skipped: every other target of the same"
-       " Makefile is still checked, and a name the construct spells out (`$(eval gen: ...)`"
-       " for `make gen`) counts as defined.",
+       " Makefile is still checked, a computed name whose shape cannot fit the goal"
+       " (`$(TOOLS)/lint` for `make deploy`) leaves it checked, and a name the construct"
+       " spells out (`$(eval gen: ...)` for `make gen`) counts as defined.",
        ("issue #23 (never give up on a whole Makefile because one construct is not"
         " understood)", "GNU make manual (eval, include, computed names)"), False,
        bad="Makefile: `$(BIN): ; go build` (a computed target name)\n"
