@@ -14,9 +14,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lintrepo import Repo
 
 from rulelens.lint.registry import BY_CODE
@@ -382,6 +385,43 @@ def test_computed_targets_of_known_variables(repo: Repo, makefile: str, defined:
     found = [(f.code, f.message) for f in repo.lint("AGENTS.md")
              if f.code in ("RL506", "RL507")]
     assert found == [("RL506", "`make deploy`: no target `deploy` is defined in Makefile.")]
+
+
+_MAKE_PIECES = ["$(", "${", "$", ")", "}", "(", ":", "::", "=", ":=", "?=", "+=", " ", "\t",
+                "\n", "%", "a", "b", "X", "Y", "define ", "endef", "include ", "-include ",
+                "$(eval ", "ifeq ", "/", ".PHONY", "\\\n", "#"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_MAKE_PIECES), max_size=40), st.sampled_from(["a", "b", "ab",
+                                                                          "a/b", "X"]))
+def test_any_makefile_text_parses_without_raising(tmp_path_factory: pytest.TempPathFactory,
+                                                 pieces: list[str], goal: str) -> None:
+    """Whatever a Makefile holds (self-referencing variables, unbalanced references),
+    reading it and asking about a goal neither raises nor loops."""
+    from rulelens.lint.commands.make import targets
+    from rulelens.lint.commands.project import Project
+
+    root = tmp_path_factory.mktemp("mk")
+    (root / "Makefile").write_text("".join(pieces) + "\nX = $(X)/a\nY := $(X) $(Y)\n")
+    found = targets(str(root / "Makefile"), Project(str(root)))
+    assert found is not None
+    for answer in (found.defines(goal), found.computes(goal), found.may_define(goal)):
+        assert isinstance(answer, bool)
+    assert isinstance(found.unknown_for(goal), list)
+
+
+def test_a_hostile_makefile_is_answered_quickly(repo: Repo) -> None:
+    """Variables that branch into each other (64 values each, four deep) and a computed
+    name of many references: expansion and matching stay bounded (the name may then be
+    anything: a note, not a guess)."""
+    values = "".join(f"{v} = $({w}){i}\n" for v, w in (("A", "B"), ("B", "C"), ("C", "D"))
+                     for i in range(64))
+    repo.files({"Makefile": values + "D = x\n" + "$(A)" * 12 + "-end:\n\ttrue\n"})
+    repo.write("AGENTS.md", "Run `make " + "a" * 60 + "`.\n")
+    started = time.monotonic()
+    found = [f.code for f in repo.lint("AGENTS.md") if f.code in ("RL506", "RL507")]
+    assert time.monotonic() - started < 5 and found == ["RL507"]
 
 
 def test_a_missing_dotenv_include_defines_no_target(repo: Repo) -> None:

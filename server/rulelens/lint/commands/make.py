@@ -37,6 +37,8 @@ _ASSIGNMENT = re.compile(r"^\s*(?:(?:export|override|private)\s+)*([A-Za-z_][\w.
 #: ``$(VAR)``, ``${VAR}``, ``$V`` (nested references are not split: see :func:`_shape`).
 _REF = re.compile(r"(\$\([^()$]*\)|\$\{[^{}$]*\}|\$[^({])")
 _VAR = re.compile(r"[A-Za-z_][\w.-]*")
+_MAX_EXPANSIONS = 64
+_MAX_WILDCARDS = 4
 #: A dotenv file (``KEY=value`` lines) included for its variables: absent, it defines nothing.
 _ENV_FILE = re.compile(r"(?:^|/)\.env(?:\.[\w.-]+)?$|\.env$")
 _MAX_SHOWN = 40
@@ -71,7 +73,7 @@ class Targets:
         ``deploy``)."""
         out = []
         for what, name in zip(self.unknown, self.unknown_name, strict=True):
-            shape = None if name is None else _shape(name, self.variables, 0)
+            shape = None if name is None else _shape_of(name, self.variables)
             if shape is None or re.fullmatch(shape[0], target):
                 out.append(what)
         return out
@@ -80,7 +82,7 @@ class Targets:
         """Whether a computed name whose variables are all known makes ``target``
         (``PROGS = a b`` and ``$(PROGS):`` make ``a``)."""
         for name in self.unknown_name:
-            shape = None if name is None else _shape(name, self.variables, 0)
+            shape = None if name is None else _shape_of(name, self.variables)
             if shape is not None and shape[1] and re.fullmatch(shape[0], target):
                 return True
         return False
@@ -238,7 +240,17 @@ def check(words: Sequence[Word], place: Place, cwd: str | None) -> Iterator[Prob
                       goal.at, len(name))
 
 
-def _shape(name: str, variables: dict[str, list[str | None]], depth: int
+def _shape_of(name: str, variables: dict[str, list[str | None]]) -> tuple[str, bool] | None:
+    """:func:`_shape`, bounded: at most :data:`_MAX_EXPANSIONS` variable values expanded
+    and :data:`_MAX_WILDCARDS` "any text" parts (more, and the name may be anything: a
+    hostile Makefile can make neither the expansion nor the match slow)."""
+    found = _shape(name, variables, 0, [_MAX_EXPANSIONS])
+    if found is None or found[0].count(".*") > _MAX_WILDCARDS:
+        return None
+    return found
+
+
+def _shape(name: str, variables: dict[str, list[str | None]], depth: int, budget: list[int]
            ) -> tuple[str, bool] | None:
     """A regular expression of the names a computed target can be, and whether it is
     exact (every reference a variable assigned plainly: ``X = a b``, ``X := $(Y)/a``, in
@@ -257,12 +269,13 @@ def _shape(name: str, variables: dict[str, list[str | None]], depth: int
         values = variables.get(var) if depth < 4 and _VAR.fullmatch(var) else None
         alternatives: list[str] = []
         for value in values or [None]:
-            words = value.split() if value is not None else None
+            budget[0] -= 1
+            words = value.split() if value is not None and budget[0] >= 0 else None
             if words is None or (len(words) > 1 and (len(parts) > 3 or parts[0] or parts[2])):
                 alternatives, exact = [".*"], False  # unknown, or a list inside a name
                 break
             for word in words or [""]:
-                inner = _shape(word, variables, depth + 1)
+                inner = _shape(word, variables, depth + 1, budget)
                 alternatives.append(".*" if inner is None else inner[0])
                 exact = exact and inner is not None and inner[1]
         out.append("(?:" + "|".join(dict.fromkeys(alternatives)) + ")")
