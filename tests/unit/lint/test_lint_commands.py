@@ -424,6 +424,27 @@ def test_a_hostile_makefile_is_answered_quickly(repo: Repo) -> None:
     assert time.monotonic() - started < 5 and found == ["RL507"]
 
 
+def test_a_makefile_parsed_once_is_a_dependency_of_every_document(repo: Repo) -> None:
+    """The second document of a session reuses the parsed Makefile and still records it
+    and its include as what its findings depend on (the result cache's key)."""
+    from rulelens.lint import LintConfig, lint_document
+    from rulelens.lint.caches import LintCaches
+    from rulelens.lint.engine import chain_dir
+    from rulelens.rules import AgentEnvironment, Resolver
+
+    repo.files({"Makefile": "include mk/a.mk\nall:\n\ttrue\n", "mk/a.mk": "t:\n\ttrue\n",
+                "AGENTS.md": "Run `make t`.\n", "docs/AGENTS.md": "Run `make gone`.\n"})
+    caches = LintCaches(environ=dict(os.environ))
+    for rel in ("AGENTS.md", "docs/AGENTS.md"):
+        caches.deps.clear()
+        path = repo.path(rel)
+        chain = Resolver(AgentEnvironment.from_env(repo.env)).resolve(chain_dir(path))
+        with open(path, encoding="utf-8") as fh:
+            found = lint_document(path, fh.read(), chain, LintConfig(), caches)
+        assert {repo.path("Makefile"), repo.path("mk/a.mk")} <= caches.deps, rel
+    assert [f.code for f in found if f.code == "RL506"] == ["RL506"]
+
+
 def test_a_missing_dotenv_include_defines_no_target(repo: Repo) -> None:
     """`-include .env` (gitignored, absent from a checkout) holds variables: a target
     missing next to it is still a plain RL506."""

@@ -48,6 +48,8 @@ _MAX_SHOWN = 40
 class Targets:
     names: set[str] = field(default_factory=set)
     patterns: list[re.Pattern[str]] = field(default_factory=list)
+    #: The Makefile and the files it includes, as read.
+    files: list[str] = field(default_factory=list)
     #: Constructs not understood, each as "`what` (file:line, why)".
     unknown: list[str] = field(default_factory=list)
     #: The text of those constructs (a name written in one, as in ``$(eval gen: ...)``, is
@@ -94,11 +96,19 @@ class Targets:
 
 
 def targets(makefile: str, project: Project) -> Targets | None:
-    """Targets of ``makefile`` and what it includes; ``None`` when it cannot be read."""
-    out = Targets()
-    if not _read(makefile, os.path.dirname(makefile), out, project, 0):
+    """Targets of ``makefile`` and what it includes; ``None`` when it cannot be read.
+    Parsed once per project; the files it read are recorded again on every answer (the
+    result cache keys each document on them)."""
+    if makefile in project.parsed:
+        cached = project.parsed[makefile]
+        if isinstance(cached, Targets):
+            project.read.update(cached.files)
+            return cached
         return None
-    return out
+    out = Targets()
+    found = out if _read(makefile, os.path.dirname(makefile), out, project, 0) else None
+    project.parsed[makefile] = found
+    return found
 
 
 def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -> bool:
@@ -106,6 +116,7 @@ def _read(path: str, run_dir: str, out: Targets, project: Project, depth: int) -
     if text is None:
         return False
     project.read.add(path)
+    out.files.append(path)
     rel = os.path.relpath(path, project.root)
     text = re.sub(r"\\\n", " ", text)
     in_define = False

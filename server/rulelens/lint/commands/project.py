@@ -101,6 +101,8 @@ class Project:
     read: set[str] = field(default_factory=set)
     #: Files skipped, with the one-line reason the check reports.
     skipped: dict[str, str] = field(default_factory=dict)
+    #: Task files already parsed, by path (a resolver's own result type; ``None``: unreadable).
+    parsed: dict[str, object] = field(default_factory=dict)
     #: The environment lint's session captured (``HOME`` for the global git excludes).
     environ: Mapping[str, str] = field(default_factory=dict)
 
