@@ -11,6 +11,8 @@ never see each other's answers.
   (:class:`~rulelens.lint.chainindex.ChainTables`);
 * ``globs``: workspace listings and per-pattern answers (:class:`~rulelens.lint.globs.Workspace`);
 * ``related``: related files' text as it is on disk (:class:`RelatedFiles`);
+* ``claims``: RL406's claims of each file
+  (:class:`~rulelens.lint.checks.contradictions.TextClaims`);
 * ``ignores``: each repository's ``.gitignore`` matcher;
 * ``projects``: each repository's manifests and task files, for command checks
   (:class:`~rulelens.lint.commands.project.Project`).
@@ -34,6 +36,7 @@ from rulelens.lint.markdown import iter_headings
 from rulelens.rules.gitignore import GitIgnore
 
 if TYPE_CHECKING:
+    from rulelens.lint.checks.contradictions import TextClaims
     from rulelens.lint.commands.project import Project
 
 
@@ -44,8 +47,6 @@ class DiskText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        #: Per-check answers about this text (RL406's claims), made once per reading.
-        self.memo: dict[str, object] = {}
 
     @cached_property
     def first_lines(self) -> dict[str, int]:
@@ -107,6 +108,9 @@ class LintCaches:
     #: Per-session answers of checks that several documents share (RL406: each folder's
     #: agent load orders), cleared with everything else on invalidate.
     memo: dict[object, object] = field(default_factory=dict)
+    #: RL406's claims of each file, made once per text: a file is a document once and a
+    #: partner of every file below it (path -> the last two texts read under it).
+    claims: dict[str, list[TextClaims]] = field(default_factory=dict)
     #: Repository root -> what its command runners define (read on first use).
     projects: dict[str, Project] = field(default_factory=dict)
     #: The environment the session captured (``HOME``, ``CODEX_HOME``, ...): every check
@@ -153,9 +157,11 @@ class LintCaches:
             self.agent_configs.clear()
         if listed is None:
             self.related.texts.clear()
+            self.claims.clear()
         else:
             for p in listed:
                 self.related.texts.pop(p, None)
+                self.claims.pop(p, None)
 
 
 def universal_newlines(text: str) -> str:

@@ -6,8 +6,13 @@ from the agents' own views (Grok from lint's chain).
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from lintrepo import Repo
+
+from rulelens.lint.session import LintSession
+from rulelens.rules import AgentEnvironment
 
 
 def rl406(repo: Repo, rel: str) -> list[str]:
@@ -77,3 +82,64 @@ def test_files_no_agent_loads_together_are_not_compared(repo: Repo) -> None:
     """GEMINI.md and AGENTS.md in one folder: no modelled agent's default view holds both."""
     repo.files({"AGENTS.md": "# Rules\n\nUse pnpm.\n", "GEMINI.md": "# Gemini\n\nUse npm.\n"})
     assert rl406(repo, "GEMINI.md") == [] and rl406(repo, "AGENTS.md") == []
+
+
+def test_a_symlinked_name_reports_nothing_the_real_file_reports(repo: Repo) -> None:
+    """`CLAUDE.md -> AGENTS.md` in one folder: the pair is the real file's, reported once."""
+    repo.files({"AGENTS.md": "# Rules\n\nUse pnpm for everything.\n",
+                "apps/web/AGENTS.md": "# Web\n\nAlways use npm here.\n"})
+    os.symlink("AGENTS.md", repo.path("apps/web/CLAUDE.md"))
+    found = rl406(repo, "apps/web/AGENTS.md")
+    assert len(found) == 1 and "Contradicts AGENTS.md:3 on the package manager" in found[0]
+    assert rl406(repo, "apps/web/CLAUDE.md") == []
+
+
+def test_a_partner_under_two_names_is_compared_once(repo: Repo) -> None:
+    """The root's `CLAUDE.md -> AGENTS.md`: the nested file contradicts one file, once."""
+    repo.files({"AGENTS.md": "# Rules\n\nUse pnpm for everything.\n",
+                "apps/web/AGENTS.md": "# Web\n\nAlways use npm here.\n"})
+    os.symlink("AGENTS.md", repo.path("CLAUDE.md"))
+    found = rl406(repo, "apps/web/AGENTS.md")
+    assert len(found) == 1, found
+    assert "Contradicts AGENTS.md:3" in found[0]
+    # Claude Code reads the root file through CLAUDE.md: still the same file, seen first.
+    assert "Claude Code" not in found[0] or "Claude Code (apps/web/AGENTS.md last)" in found[0]
+
+
+def test_a_rule_linked_to_an_ancestor_file_is_that_file(repo: Repo) -> None:
+    """`pkg/.claude/rules/shared.md -> ../../../AGENTS.md`: the root file's pairs are the
+    root's; the folder's own file contradicts it once."""
+    repo.files({"AGENTS.md": "# Rules\n\nUse pnpm for everything.\n",
+                ".grok/rules/style.md": "Always use npm here.\n",
+                "pkg/CLAUDE.md": "# Pkg\n\nUse yarn.\n"})
+    os.makedirs(repo.path("pkg/.claude/rules"))
+    os.symlink("../../../AGENTS.md", repo.path("pkg/.claude/rules/shared.md"))
+    assert rl406(repo, "pkg/.claude/rules/shared.md") == []
+    assert len(rl406(repo, "AGENTS.md")) == 1  # root AGENTS.md vs .grok/rules/style.md
+    found = rl406(repo, "pkg/CLAUDE.md")
+    # Against the two root files, the shared rule counted once (as the nearer name).
+    assert len(found) == 2, found
+    assert sum("AGENTS.md" in m or "shared.md" in m for m in found) == 1, found
+
+
+def test_one_session_answers_as_a_fresh_one_for_each_file(repo: Repo) -> None:
+    """Claims and partner listings are kept per session (each file read once): linting a
+    tree in one session finds what a fresh session finds file by file, and an edited text
+    is read again."""
+    repo.files({"AGENTS.md": "# Rules\n\nUse pnpm for everything.\nIndent with 2 spaces.\n",
+                ".claude/rules/a.md": "# A\n\nYou must mock `fetch` in tests.\n",
+                ".claude/rules/b.md": "# B\n\nYou must not mock `fetch`.\n",
+                "apps/web/AGENTS.md": "# Web\n\nAlways use npm here.\nIndent with 4 spaces.\n",
+                "apps/web/CLAUDE.md": "# Web\n\nUse yarn.\n",
+                "apps/api/AGENTS.md": "# API\n\nUse bun.\n"})
+    rels = ["AGENTS.md", ".claude/rules/a.md", ".claude/rules/b.md", "apps/web/AGENTS.md",
+            "apps/web/CLAUDE.md", "apps/api/AGENTS.md"]
+    session = LintSession(AgentEnvironment.from_env(repo.env))
+    together = {rel: [f.message for f in session.lint(repo.path(rel)) if f.code == "RL406"]
+                for rel in rels}
+    assert together == {rel: rl406(repo, rel) for rel in rels}
+    assert {rel: len(found) for rel, found in together.items()} == {
+        "AGENTS.md": 0, ".claude/rules/a.md": 0, ".claude/rules/b.md": 1,
+        "apps/web/AGENTS.md": 2, "apps/web/CLAUDE.md": 2, "apps/api/AGENTS.md": 1}, together
+    edited = session.lint_text(repo.path("apps/api/AGENTS.md"), "# API\n\nUse pnpm.\n")
+    assert [f for f in edited if f.code == "RL406"] == []

@@ -12,19 +12,27 @@ folders never load together). A pair is reported once, on the deeper file (or, i
 folder, the later name), and only when some agent of the registry loads both for a file
 in the deeper file's folder: the message names both files and lines and, per agent that
 loads both, which one it sees last (its view's order: deeper last for Grok and Codex,
-OpenCode's deepest-first merge, Zed's single file never pairs).
+OpenCode's deepest-first merge, Zed's single file never pairs). A file reached under two
+names (``CLAUDE.md -> AGENTS.md``) is one file: compared once, under its first name, and
+a symbolic link to a file the partners hold reports nothing (that file does).
+
+Work per run: each text's claims are read once (:class:`TextClaims`, kept by the
+session's :attr:`~rulelens.lint.caches.LintCaches.claims`), only on lines where a claim
+can start; each folder's files are listed and indexed by subject once, so a document is
+compared only with the files that claim something against it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rulelens.lint.checks.agents import agent_env
 from rulelens.lint.context import Context
-from rulelens.lint.formats import RULE_DIRS, classify
+from rulelens.lint.formats import RULE_DIRS
 from rulelens.lint.model import Range, Related
 
 CODES = ("RL406",)
@@ -50,9 +58,10 @@ _NEVER_CHOICE = {s: re.compile(
     for s, cs in _SUBJECTS.items()}
 _INDENT = re.compile(r"\bindent\w*\b[^.\n]*?\b(?:with\s+)?(\d)[- ]spaces?\b|\b(\d)[- ]spaces?\b"
                      r"[^.\n]*?\bindent|\bindent\w*\b[^.\n]*?\b(tabs)\b", re.IGNORECASE)
-_ACTION = (r"(use|run|add|commit|call|import|write|include|enable|disable|create|edit|modify"
-           r"|delete|push|mock|install)\s+(?:(?:a|an|the|any|new|your|this|that|these)\s+)?"
-           r"(`[^`\n]+`|[\w@./:-]{3,})")
+_VERB = (r"(use|run|add|commit|call|import|write|include|enable|disable|create|edit|modify"
+         r"|delete|push|mock|install)")
+_ACTION = _VERB + (r"\s+(?:(?:a|an|the|any|new|your|this|that|these)\s+)?"
+                   r"(`[^`\n]+`|[\w@./:-]{3,})")
 _ALWAYS = re.compile(r"\b(?:always|must)\s+" + _ACTION, re.IGNORECASE)
 _NEVER = re.compile(r"\b(?:never|must not|mustn't|do not|don't)\s+" + _ACTION, re.IGNORECASE)
 _SCOPED = re.compile(r"\b(?:when|unless|except|only|if|for the|inside|under|in `|elsewhere"
@@ -75,6 +84,21 @@ _ANY_CHOICE = re.compile(r"(?<![\w-])(?:" + "|".join(
 _NAMED = {s: re.compile(r"(?<![\w-])(" + "|".join(re.escape(c) for c in cs) + r")(?![\w-])",
                         re.IGNORECASE) for s, cs in _SUBJECTS.items()}
 
+#: Where a claim can be: a choice, an indentation, always / never before an action. Each
+#: sentence test above matches only where this does, so a line without it claims nothing.
+_CANDIDATE = re.compile(_ANY_CHOICE.pattern + r"|ndent|\b(?:always|must(?:[^\S\n]+not)?"
+                        r"|never|mustn't|do not|don't)[^\S\n]+" + _VERB + r"[^\S\n]",
+                        re.IGNORECASE)
+#: The same in lowered ASCII text, boundaries left out (3x faster: a literal alternation
+#: without look-behind); the choices only when one of :data:`_WORDS` occurs.
+_RULE_LOW = re.compile(r"(?:always|must(?:[^\S\n]+not)?|never|mustn't|do not|don't)[^\S\n]+"
+                       + _VERB + r"[^\S\n]")
+_WORDS = (*(c for cs in _SUBJECTS.values() for c in cs), "ndent")
+_CANDIDATE_LOW = re.compile(_RULE_LOW.pattern + "|" + "|".join(re.escape(w) for w in _WORDS))
+#: The characters ``IGNORECASE`` matches to an ASCII letter that ``lower()`` does not
+#: lower to it (``İ`` lowers to two characters), mapped to ones it does.
+_FOLD_ODD = {0x130: "I", 0x131: "i", 0x17F: "s"}
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -87,23 +111,77 @@ class Claim:
 def claims(text: str) -> list[Claim]:
     """Unscoped claims of ``text``, fenced code left out; subjects with two values in the
     same file dropped."""
-    out: list[Claim] = []
-    in_fence = False
-    for n, line in enumerate(text.split("\n")):
-        if line.lstrip().startswith(("```", "~~~")):
-            in_fence = not in_fence
-            continue
-        if in_fence or not _TRIGGER.search(line):
-            continue
-        for m in _SENTENCE.finditer(line):
-            sentence = m.group()
-            if _SCOPED.search(sentence):
-                continue
-            out.extend(_sentence_claims(sentence, n))
+    return _settle(_raw_claims(text, _fence_lines(text)))
+
+
+def _settle(raw: list[Claim]) -> list[Claim]:
+    """``raw`` without the subjects it gives two values."""
     by_subject: dict[str, set[str]] = {}
-    for c in out:
+    for c in raw:
         by_subject.setdefault(c.subject, set()).add(c.value)
-    return [c for c in out if len(by_subject[c.subject]) == 1]
+    return [c for c in raw if len(by_subject[c.subject]) == 1]
+
+
+def _raw_claims(text: str, fences: list[int]) -> list[Claim]:
+    """Every unscoped claim outside the fences (lines ``fences`` open or close), in order.
+
+    Only lines where a claim can start are split into sentences: word-salad text says
+    "always" on every line and an action after it on few."""
+    out: list[Claim] = []
+    low = _lowered(text)
+    found = _CANDIDATE_LOW if any(w in low for w in _WORDS) else _RULE_LOW
+    pos = counted = n = 0
+    while (m := found.search(low, pos)) is not None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        n += text.count("\n", counted, start)
+        counted = start
+        pos = end + 1
+        k = bisect_left(fences, n)
+        if k % 2 or (k < len(fences) and fences[k] == n):
+            continue  # inside a fence, or a fence line
+        line = text[start:end]
+        if not _TRIGGER.search(line):
+            continue
+        # Where claims can start on this line; a sentence without one claims nothing (no
+        # match holds a sentence's end, so each lies in one sentence).
+        at = [c.start() - start for c in found.finditer(low, m.start(), end)]
+        for s in _SENTENCE.finditer(line):
+            if any(s.start() <= a < s.end() for a in at):
+                sentence = s.group()
+                if not _SCOPED.search(sentence):
+                    out.extend(_sentence_claims(sentence, n))
+    return out
+
+
+def _lowered(text: str) -> str:
+    """``text`` lowered, position for position, so that a plain search finds at least
+    what an ``IGNORECASE`` one finds (``İ``, ``ı`` and ``ſ`` match ``i``/``s`` there)."""
+    if not text.isascii() and any(chr(c) in text for c in _FOLD_ODD):
+        text = text.translate(_FOLD_ODD)
+    return text.lower()
+
+
+def _fence_lines(text: str) -> list[int]:
+    """Numbers of the lines that open or close a fence (``` or ~~~ after white space
+    only), in order."""
+    starts: set[int] = set()
+    for marker in ("```", "~~~"):
+        i = text.find(marker)
+        while i >= 0:
+            start = text.rfind("\n", 0, i) + 1
+            if start == i or text[start:i].isspace():
+                starts.add(start)
+            end = text.find("\n", i)
+            i = -1 if end < 0 else text.find(marker, end + 1)
+    out: list[int] = []
+    n = counted = 0
+    for start in sorted(starts):
+        n += text.count("\n", counted, start)
+        counted = start
+        out.append(n)
+    return out
 
 
 def _sentence_claims(sentence: str, n: int) -> Iterator[Claim]:
@@ -172,55 +250,185 @@ def conflicts(mine: list[Claim], theirs: Index) -> Iterator[tuple[Claim, Claim, 
             yield a, found, subject
 
 
-def _partners(ctx: Context) -> list[str]:
-    """Instruction files of this folder and its ancestors (up to the repository root)
-    that can load with this one, the document itself left out (listed once per folder
-    and session)."""
-    key = ("RL406 partners", ctx.doc.fmt.owner)
-    found = ctx.caches.memo.get(key)
-    if found is None:
-        found = ctx.caches.memo[key] = _list_partners(ctx)
-    assert isinstance(found, list)
-    mine = ctx.canonical_path
+class TextClaims:
+    """One text's claims, read once per session (a file is a document once and a partner
+    of every file below it; :attr:`~rulelens.lint.caches.LintCaches.claims` holds them)."""
+
+    __slots__ = ("_index", "fences", "raw", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.fences = _fence_lines(text)
+        self.raw = _raw_claims(text, self.fences)
+        self._index: Index | None = None
+
+    def index(self) -> Index:
+        """The whole text's claims by subject and value (as a partner sees them)."""
+        if self._index is None:
+            self._index = index(_settle(self.raw))
+        return self._index
+
+    def body(self, line: int, offset: int) -> list[Claim]:
+        """:func:`claims` of the text from ``line`` (at ``offset``) on, numbered from there."""
+        if line == 0:
+            return _settle(self.raw)
+        if self.fences and self.fences[0] < line:
+            return claims(self.text[offset:])  # a fence opened above reads differently
+        return _settle([Claim(c.subject, c.value, c.line - line, c.text)
+                        for c in self.raw if c.line >= line])
+
+
+def text_claims(held: dict[str, list[TextClaims]], path: str, text: str) -> TextClaims:
+    """The claims of ``path`` read as ``text``, made once per text (the editor's text and
+    the disk's may differ: the last two are kept)."""
+    seen = held.setdefault(path, [])
+    for t in seen:
+        if t.text is text or t.text == text:
+            return t
+    made = TextClaims(text)
+    seen.insert(0, made)
+    del seen[2:]
+    return made
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """An instruction file of one folder: as spelled, its real path, its owner folder and
+    whether the name itself is a symbolic link."""
+
+    path: str
+    real: str
+    owner: str
+    link: bool
+
+
+class _Folder:
+    """One folder's instruction files and (made when first asked) their claims by subject."""
+
+    def __init__(self, entries: list[_Entry]) -> None:
+        self.entries = entries
+        self.claims: list[Index] = []
+        #: Subject -> value -> positions in :attr:`entries` of the files claiming it.
+        self.by_subject: dict[str, dict[str, list[int]]] | None = None
+
+    def subjects(self, ctx: Context) -> dict[str, dict[str, list[int]]]:
+        if self.by_subject is None:
+            self.by_subject = {}
+            for i, e in enumerate(self.entries):
+                text = ctx.caches.related.get(e.path, ctx.disk).text
+                found = text_claims(ctx.caches.claims, e.path, text).index() \
+                    if len(text) <= MAX_CLAIM_CHARS else {}
+                self.claims.append(found)
+                for subject, values in found.items():
+                    by_value = self.by_subject.setdefault(subject, {})
+                    for value in values:
+                        by_value.setdefault(value, []).append(i)
+        return self.by_subject
+
+
+class _Partners:
+    """The files that can load with a document of one folder: the named files and rule
+    files of that folder and of each ancestor up to the repository root, in that order
+    (listed once per folder and session)."""
+
+    def __init__(self, owner: str, folders: list[_Folder]) -> None:
+        self.folders = folders
+        self.entries = [e for f in folders for e in f.entries]
+        #: Files above this folder (reported on the deeper file: always partners).
+        self.above = [e.path for e in self.entries
+                      if e.owner != owner and len(owner) > len(e.owner)]
+        #: This folder's own files, by path (a partner when its path sorts first).
+        self.here = sorted(e.path for e in self.entries if e.owner == owner)
+        self.by_real: dict[str, list[_Entry]] = {}
+        for e in self.entries:
+            self.by_real.setdefault(e.real, []).append(e)
+
+    def of(self, ctx: Context, mine: str) -> list[str]:
+        """The partners of the document (real path ``mine``): files above, and files of
+        its folder whose path sorts before its own, the document itself left out."""
+        out = self.above + self.here[:bisect_left(self.here, ctx.doc.path)]
+        same = {e.path for e in self.by_real.get(mine, ())}
+        return [p for p in out if p not in same] if same else out
+
+    def reporter(self, real: str) -> str | None:
+        """The spelling that reports a file reached under several: the file itself, else
+        the one nearest the root (its folder's chain holds the others' partners)."""
+        spellings = self.by_real.get(real)
+        if not spellings:
+            return None
+        return next((e.path for e in spellings if not e.link), spellings[-1].path)
+
+    def conflicting(self, ctx: Context, mine: list[Claim]) -> list[tuple[_Entry, Index]]:
+        """The files (in partner order) with a claim that contradicts one of ``mine``, with
+        their claims: what :func:`conflicts` would find, looked up by subject."""
+        hits: set[tuple[int, int]] = set()
+        for k, folder in enumerate(self.folders):
+            by_subject = folder.subjects(ctx)
+            for a in mine:
+                if a.subject.startswith("not "):
+                    hits.update((k, i) for i in by_subject.get(a.subject[4:], {})
+                                .get(a.value, ()))
+                    continue
+                for value, ids in by_subject.get(a.subject, {}).items():
+                    if value != a.value:
+                        hits.update((k, i) for i in ids)
+                hits.update((k, i) for i in by_subject.get("not " + a.subject, {})
+                            .get(a.value, ()))
+        return [(self.folders[k].entries[i], self.folders[k].claims[i]) for k, i in sorted(hits)]
+
+
+def _partners(ctx: Context) -> _Partners:
+    """The partner listing for the document's folder, made once per folder and session."""
     owner = ctx.doc.fmt.owner
-    # Reported once: on the deeper file, or in one folder on the later path.
-    return [p for p, real, theirs in found if real != mine and (
-        len(owner) > len(theirs) if owner != theirs else ctx.doc.path > p)]
+    key = ("RL406 partners", owner)
+    found = ctx.caches.memo.get(key)
+    if not isinstance(found, _Partners):
+        found = ctx.caches.memo[key] = _Partners(owner, _folders(ctx))
+    return found
 
 
-def _list_partners(ctx: Context) -> list[tuple[str, str, str]]:
-    """``(path, real path, owner)`` of the named files and rule files of the document's
-    folder and each ancestor up to the repository root."""
+def _folders(ctx: Context) -> list[_Folder]:
+    """The document's folder and each ancestor up to the repository root."""
     root = ctx.git_root
     if root is None:
         return []
-    out: list[tuple[str, str, str]] = []
+    out: list[_Folder] = []
     directory = ctx.doc.fmt.owner
     root = os.path.normpath(root)
     while True:
-        out.extend(_folder_files(ctx, directory))
+        out.append(_folder(ctx, directory))
         if os.path.normpath(directory) == root or not directory.startswith(root):
             break
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
-    return list(dict.fromkeys(out))
+    return out
 
 
-def _folder_files(ctx: Context, directory: str) -> list[tuple[str, str, str]]:
+def _folder(ctx: Context, directory: str) -> _Folder:
     """One folder's instruction files, listed once per session (every document below it
     asks again)."""
     key = ("RL406 folder", directory)
     found = ctx.caches.memo.get(key)
-    if isinstance(found, list):
+    if isinstance(found, _Folder):
         return found
     from rulelens.agents.registry import AGENTS
 
+    try:  # one listing instead of a probe per name (~30 per folder); any case (macOS)
+        listed = {e.lower() for e in os.listdir(directory)}
+    except OSError:
+        listed = None  # not listable: probe every name
+
+    def present(name: str) -> bool:
+        return listed is None or name.split("/", 1)[0].lower() in listed
+
     names = sorted({n.name for a in AGENTS for row in a.profiles for n in row.named_files})
     paths = [os.path.join(directory, n) for n in names
-             if os.path.isfile(os.path.join(directory, n))]
+             if present(n) and os.path.isfile(os.path.join(directory, n))]
     for container, sub, _ in RULE_DIRS:
+        if not present(container):
+            continue
         rules = os.path.join(directory, container, sub) if sub else \
             os.path.join(directory, container)
         try:
@@ -229,17 +437,25 @@ def _folder_files(ctx: Context, directory: str) -> list[tuple[str, str, str]]:
             continue
         paths.extend(os.path.join(rules, e) for e in entries
                      if e.endswith((".md", ".mdc")) and os.path.isfile(os.path.join(rules, e)))
-    found = [(p, os.path.realpath(p), classify(p).owner) for p in paths]
-    ctx.caches.memo[key] = found
+    links = {p: os.path.islink(p) for p in paths}
+    found = ctx.caches.memo[key] = _Folder([
+        _Entry(p, _real(ctx, p, link), ctx.caches.format_of(p).owner, link)
+        for p, link in links.items()])
     return found
 
 
-def _reported_here(ctx: Context, other: str) -> bool:
-    """A pair is reported on the deeper file, or in one folder on the later path."""
-    mine, theirs = ctx.doc.fmt.owner, classify(other).owner
-    if mine != theirs:
-        return len(mine) > len(theirs)
-    return ctx.doc.path > other
+def _real(ctx: Context, path: str, link: bool | None = None) -> str:
+    """``os.path.realpath(path)``, with each directory resolved once per session (``link``:
+    whether ``path`` is a symbolic link, if known)."""
+    if not os.path.isabs(path) or os.path.normpath(path) != path or (
+            os.path.islink(path) if link is None else link):
+        return os.path.realpath(path)
+    directory, name = os.path.split(path)
+    key = ("RL406 real", directory)
+    found = ctx.caches.memo.get(key)
+    if not isinstance(found, str):
+        found = ctx.caches.memo[key] = os.path.realpath(directory)
+    return os.path.join(found, name)
 
 
 def run(ctx: Context) -> None:
@@ -253,26 +469,31 @@ def run(ctx: Context) -> None:
         return
     if len(text) > MAX_CLAIM_CHARS:
         return
-    mine = claims(text[doc.offset_of_line(doc.body_line):] if doc.body_line else text)
+    base = doc.body_line
+    mine = text_claims(ctx.caches.claims, doc.path, text).body(
+        base, doc.offset_of_line(base) if base else 0)
     if not mine:
         return
-    base = doc.body_line
     partners = _partners(ctx)
-    ctx.caches.deps.update(partners)
-    for other in partners:
-        related = ctx.caches.related.get(other, ctx.disk)
-        theirs = related.memo.get("claims")
-        if theirs is None:
-            theirs = related.memo["claims"] = index(claims(related.text)) \
-                if len(related.text) <= MAX_CLAIM_CHARS else {}
-        assert isinstance(theirs, dict)
+    me = ctx.canonical_path
+    reporter = partners.reporter(me)
+    if reporter is not None and reporter != doc.path:
+        return  # a second name of a file the partners hold: that file reports (once)
+    ctx.caches.deps.update(partners.of(ctx, me))
+    owner = doc.fmt.owner
+    seen: set[str] = {me}
+    for other, theirs in partners.conflicting(ctx, mine):
+        if other.real in seen or not (len(owner) > len(other.owner) if owner != other.owner
+                                      else doc.path > other.path):
+            continue  # itself, a second name of a file already compared, or reported there
+        seen.add(other.real)
         for a, b, subject in conflicts(mine, theirs):
             readers = _loaded_together(ctx, other)
             if not readers:
                 continue  # no agent loads both: not a contradiction anyone sees
             if sum(f.code == "RL406" for f in ctx.findings) >= _MAX:
                 return
-            rel = ctx.rel(other)
+            rel = ctx.rel(other.path)
             line = a.line + base
             about = f"`{subject[6:]}` (always / never)" if subject.startswith("rule: ") \
                 else f"the {subject}"
@@ -280,7 +501,7 @@ def run(ctx: Context) -> None:
                      f" line {line + 1} says \"{_short(a.text)}\", {rel} says"
                      f" \"{_short(b.text)}\". Loaded together by {readers}.",
                      doc.line_range(line),
-                     related=[Related(other, Range.of(b.line, 0, b.line, len(b.text)),
+                     related=[Related(other.path, Range.of(b.line, 0, b.line, len(b.text)),
                                       "the other side")])
 
 
@@ -288,13 +509,10 @@ def _short(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _loaded_together(ctx: Context, other: str) -> str:
+def _loaded_together(ctx: Context, other: _Entry) -> str:
     """``Grok (AGENTS.md last), Codex CLI (…)`` for each agent whose view, for a file in
-    the deeper folder, holds both files; ``""`` when none does."""
-    mine_real = os.path.realpath(ctx.doc.path)
-    other_real = os.path.realpath(other)
-    deeper = ctx.doc.path if _reported_here(ctx, other) else other
-    cwd = classify(deeper).owner
+    the document's folder (the deeper one), holds both files; ``""`` when none does."""
+    cwd = ctx.doc.fmt.owner
     key = ("RL406 orders", cwd)  # any file of the folder: the views differ only in scope
     cached = ctx.caches.memo.get(key)
     if cached is None:
@@ -304,32 +522,34 @@ def _loaded_together(ctx: Context, other: str) -> str:
         # Every agent's view reads every rules directory (~0.25 s for 400 rule files):
         # past MAX_FOLDERS folders a run names Grok's order only (bench/lint.py's
         # word-salad tree contradicts itself in all 101 folders).
-        cached = ctx.caches.memo[key] = _orders(ctx, cwd, deeper,
+        cached = ctx.caches.memo[key] = _orders(ctx, cwd, ctx.doc.path,
                                                 everyone=folders < MAX_FOLDERS)
     assert isinstance(cached, list)
+    mine = ctx.canonical_path
     parts: list[str] = []
     for display, order in cached:
-        if mine_real in order and other_real in order:
-            last = ctx.doc.path if order.index(mine_real) > order.index(other_real) else other
-            parts.append(f"{display} ({ctx.rel(last)} last)")
+        at, theirs = order.get(mine), order.get(other.real)
+        if at is not None and theirs is not None:
+            parts.append(f"{display} ({ctx.rel(ctx.doc.path if at > theirs else other.path)}"
+                         " last)")
     return ", ".join(parts)
 
 
 def _orders(ctx: Context, cwd: str, deeper: str, everyone: bool = True
-            ) -> list[tuple[str, list[str]]]:
-    """Each agent's load order (real paths) for ``deeper`` in a session at ``cwd``, once
-    per session and folder (the views read every rules directory)."""
+            ) -> list[tuple[str, dict[str, int]]]:
+    """Each agent's load order (real path -> first place) for ``deeper`` in a session at
+    ``cwd``, once per session and folder (the views read every rules directory)."""
     from rulelens.agents.registry import AGENTS
 
     env = agent_env(ctx)
-    out: list[tuple[str, list[str]]] = []
+    out: list[tuple[str, dict[str, int]]] = []
     for agent in AGENTS:
         if agent.engine:
             # Grok: the chain lint already resolved for this folder (trusted, as lint
-            # judges a repository its maintainers work in).
+            # judges a repository its maintainers work in), canonical paths included.
             if ctx.chain is None or cwd != ctx.doc.fmt.owner:
                 continue
-            order = [os.path.realpath(f.path) for f in ctx.chain.files]
+            reals = [f.canonical for f in ctx.chain.files]
         elif not everyone:
             continue
         else:
@@ -337,6 +557,9 @@ def _orders(ctx: Context, cwd: str, deeper: str, everyone: bool = True
                 view = agent.view(cwd, deeper, env)
             except Exception:  # one agent's model failing must not stop lint
                 continue
-            order = [os.path.realpath(f.path) for f in view.files]
+            reals = [_real(ctx, f.path) for f in view.files]
+        order: dict[str, int] = {}
+        for i, real in enumerate(reals):
+            order.setdefault(real, i)
         out.append((agent.display, order))
     return out
