@@ -28,6 +28,10 @@ AGENT_DIRS = (".claude", ".grok", ".cursor", ".github/instructions", ".windsurf"
 NOT_SOURCE = frozenset({"node_modules", "vendor", "dist", "build", "out", "site", "_build",
                         ".next", ".nuxt", ".docusaurus", ".svelte-kit", "target",
                         "__pycache__", ".venv", "venv"})
+#: A path segment that is a slot to fill in: `test_action_EventNameHere.py`,
+#: `your_module.py`, `YourModule.ts`, `XXX`, an issue number shown as `oxc-12345.ts`.
+_SLOT = re.compile(r"(?<=[a-z])Here(?:[A-Z_.-]|$)|(?:^|[_-])your[_-]|Your[A-Z]|\bX{3,}\b"
+                   r"|\bN{3,}\b|(?<!\d)(?:1234|12345|123456)(?!\d)")
 _MKDOCS = ("mkdocs.yml", "mkdocs.yaml")
 _DOCUSAURUS = ("docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs")
 _DOCUSAURUS_DIRS = ("docs", "blog", "i18n", "versioned_docs")
@@ -131,3 +135,9 @@ def misspelling_candidate(path: str, git_root: str | None) -> bool:
     if not_agent_facing(path, git_root) is not None:
         return False
     return where_agents_look(os.path.dirname(path), git_root, os.path.basename(path))
+
+
+def slot(ref: str) -> bool:
+    """A path with a segment to fill in (``EventNameHere``, ``your_module``, ``12345``):
+    an example of a name, not a file of the repository."""
+    return any(_SLOT.search(part) for part in ref.split("/"))

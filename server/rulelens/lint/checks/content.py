@@ -83,11 +83,23 @@ def _identical(ctx: Context, entry: RuleFile) -> bool:
     other = index.earlier_identical(entry)
     if other is None:
         return False
+    if _relative_imports(ctx.doc.text):
+        return True  # `@AGENTS.md` in every folder's CLAUDE.md: same bytes, another file each
     ctx.emit("RL405", f"Identical to {ctx.rel(other.path)}, which loads earlier in the same"
              f" chain: {display} loads both, ~{entry.tokens} tokens twice. Make one a symlink to"
              f" the other ({display} then loads it once), or import it.", ctx.doc.whole(),
              related=[Related(other.path, Range.point(0), "the identical file")])
     return True
+
+
+def _relative_imports(text: str) -> bool:
+    """Whether ``text`` imports a file by a relative path (``@AGENTS.md``): two identical
+    copies in two folders then load two different files."""
+    if "@" not in text:
+        return False
+    from rulelens.agents.imports import claude_imports
+
+    return any(not spec.startswith(("~", "/")) for _, spec in claude_imports(text))
 
 
 @dataclass(frozen=True)

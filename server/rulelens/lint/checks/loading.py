@@ -17,12 +17,16 @@ The message says who would read the file, and where.
 from __future__ import annotations
 
 import os
+import re
 
 from rulelens.lint.checks.agents import agent_env, workspace_of
 from rulelens.lint.context import Context
 from rulelens.lint.model import Range
 
 CODES = ("RL213",)
+
+#: A relative Markdown link's target (no URL, no anchor-only link).
+_LINK = re.compile(r"\]\(\s*<?(?![a-zA-Z][\w+.-]*:|#|/)([^)\s>#?]+)")
 
 
 def _names() -> tuple[dict[str, list[str]], dict[str, list[str]], list[tuple[str, str]]]:
@@ -111,13 +115,15 @@ def _imported_from(path: str, root: str) -> bool:
     """Whether a named file of a folder between the repository root and ``path`` imports
     ``path``, directly or through the files it imports (``@./.taskmaster/CLAUDE.md`` in
     the root CLAUDE.md, as Task Master writes it): the file then loads as part of that one.
+    A Markdown link from such a file (or from the root's ``.github/copilot-instructions.md``)
+    counts too: the agent reads the target on demand, as its author meant.
     Bounded: five hops (Gemini CLI's depth; Claude Code's is four), 32 files of 256 KiB."""
     from rulelens.agents import safeio
     from rulelens.agents.imports import claude_imports
 
-    plain, _, _ = _names()
+    plain, with_dir, _ = _names()
     real = os.path.realpath(path)
-    queue: list[tuple[str, int]] = []
+    queue: list[tuple[str, int]] = [(os.path.join(root, n), 0) for n in with_dir]
     directory = os.path.dirname(os.path.dirname(path))
     while directory.startswith(root):
         queue.extend((os.path.join(directory, n), 0) for n in plain)
@@ -134,7 +140,12 @@ def _imported_from(path: str, root: str) -> bool:
             data, _more = safeio.read_head(current, 256 * 1024)
         except (OSError, ValueError):
             continue  # absent, not a regular file, unreadable
-        for _, spec in claude_imports(data.decode("utf-8", "replace")):
+        text = data.decode("utf-8", "replace")
+        if hops == 0 and any(os.path.realpath(os.path.join(os.path.dirname(current), link))
+                             == real for link in _LINK.findall(text)):
+            return True  # `[TCGC Upgrade](./prompts/upgrade-tcgc.instructions.md)`: read
+            # on demand through a link from a loaded file, as its author meant
+        for _, spec in claude_imports(text):
             if spec.startswith(("~", "/")):
                 continue
             target = os.path.normpath(os.path.join(os.path.dirname(current), spec))
@@ -144,6 +155,19 @@ def _imported_from(path: str, root: str) -> bool:
                 return True
             queue.append((target, hops + 1))
     return False
+
+
+def _generated_from(ctx: Context, path: str, root: str) -> bool:
+    """Whether the file a dot-directory copy would be loaded as (``.agents/AGENTS.md`` ->
+    ``AGENTS.md`` beside ``.agents/``) is gitignored: the repository makes it from this
+    source at setup (Effect's ``prepare`` script copies it), so the source is meant to
+    stand where it is."""
+    directory = os.path.dirname(path)
+    if not os.path.basename(directory).startswith("."):
+        return False
+    ignore = ctx.caches.ignore_for(root)
+    target = os.path.join(os.path.dirname(directory), os.path.basename(path))
+    return ignore is not None and ignore.is_ignored(target)
 
 
 def _may_be_misplaced(ctx: Context, root: str) -> bool:
@@ -175,6 +199,8 @@ def run(ctx: Context) -> None:
         return  # `AGENTS.md -> .agents/AGENTS.md`: loaded through the link
     if _imported_from(doc.path, root):
         return  # `@./.taskmaster/CLAUDE.md` in CLAUDE.md: loaded as part of the importer
+    if _generated_from(ctx, doc.path, root):
+        return  # `/AGENTS.md` gitignored: the repository's setup copies this file there
     from rulelens.agents import readers
 
     reads, _skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env(ctx))

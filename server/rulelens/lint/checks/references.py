@@ -22,13 +22,14 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
+from typing import Any
 from urllib.parse import unquote
 
 from rulelens.agents import fsio, safeio
 from rulelens.agents.approval import MAX_IMPORTS, Approval
 from rulelens.agents.fs import canonical
 from rulelens.agents.imports import claude_imports
-from rulelens.lint.candidates import NOT_SOURCE
+from rulelens.lint.candidates import NOT_SOURCE, slot
 from rulelens.lint.checks.agents import import_limit
 from rulelens.lint.context import Context
 from rulelens.lint.formats import is_instruction_file
@@ -58,6 +59,9 @@ _ELSEWHERE = re.compile(r"\b(?:that|another|other|sibling|upstream|separate|exte
 #: A line that shows an example, not a file of this repository.
 _EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|for instance|such as|example\b|if it exists"
                       r"|if (?:one )?exists|if present|if any)", re.IGNORECASE)
+#: A path shown as the form of something ("using relative paths (`./state.md`)").
+_FORM_OF = re.compile(r"\b(?:paths?|links?|names?|form|format|style|syntax|convention)"
+                      r"\s*\(\s*$", re.IGNORECASE)
 #: A sentence about the user's own machine (home or user-level settings).
 _PERSONAL_LINE = re.compile(r"~/|\$HOME|%USERPROFILE%|\buser[- ]level\b|\bhome director"
                             r"|\bglobal (?:config|settings)|\byour (?:own )?machine\b",
@@ -121,6 +125,8 @@ class _Scan:
                                      *([self.real_dir] if self.real_dir else [])])
         self.counts: dict[str, int] = {}
         self.reported: set[str] = set()
+        #: Nested ``.gitignore`` matchers by folder (None: the folder has none).
+        self.nested_ignores: dict[str, Any] = {}
         #: A symlink to another instruction file of the repository, linted on its own:
         #: "same" (same folder: every reference resolves alike), "other" (only what works
         #: from the real file and not from here is this spelling's finding), else None.
@@ -160,6 +166,25 @@ class _Scan:
             return False
         ignore = self.ctx.caches.ignore_for(self.root)
         return ignore is not None and ignore.is_ignored(path)
+
+    def ignored_below(self, path: str) -> bool:
+        """Whether a ``.gitignore`` of a folder between the repository root and ``path``
+        (git reads those; the agents' matcher reads the root one only) ignores it:
+        ``ca/*.crt`` in ``agent-think/.gitignore`` for "drop the CA at `ca/warp-ca.crt`"."""
+        root = self.root
+        if root is None or not path.startswith(root.rstrip(os.sep) + os.sep):
+            return False
+        directory = os.path.dirname(path)
+        while len(directory) > len(root.rstrip(os.sep)) and directory.startswith(root):
+            spec = self.nested_ignores.get(directory, False)
+            if spec is False:
+                spec = self.nested_ignores[directory] = _nested_ignore(directory)
+                if spec is not None:
+                    self.ctx.caches.deps.add(os.path.join(directory, ".gitignore"))
+            if spec is not None and spec.match_file(os.path.relpath(path, directory)):
+                return True
+            directory = os.path.dirname(directory)
+        return False
 
     def resolve(self, ref: str) -> tuple[str, bool, str | None]:
         """``(path from the spelled directory, exists there, path from the real directory
@@ -275,13 +300,18 @@ class _Scan:
             ref = m.group(2).strip()
             if not _PATHLIKE.match(ref) or self.in_fence(m.start()):
                 continue
-            _, _, line = self.line_of(m.start())
+            _, line_start, line = self.line_of(m.start())
             if _NEGATIVE.search(line) or _not_a_claim(line, ref):
                 continue  # "do not create `x`", "e.g. `src/foo.ts`": not a claim it exists
             if ref.removeprefix("./").split("/", 1)[0] in NOT_SOURCE:
                 continue  # build output: made by a build, absent from a fresh checkout
             if ref.startswith("../"):
                 continue  # an import specifier (`../utils.js`), relative to some source file
+            if slot(ref) or _FORM_OF.search(line[:m.start() - line_start]):
+                continue  # `test_action_EventNameHere.py`; "relative paths (`./state.md`)"
+            if f"~/{ref.removeprefix('./')}" in self.text:
+                continue  # `~/.claude/settings.json` then `.claude/settings.json`: a
+                # program's config locations (user, then any project), not this repository
             # A backticked path is usually written from the repository root; from the
             # file's directory is the other reading. Either one existing is enough, and it
             # is judged only where its directory exists (a file that moved), not when the
@@ -303,7 +333,8 @@ class _Scan:
         path, exists, real = self.resolve(ref)
         if exists:
             return
-        if real is None and (self.ignored(path) or _below_build(path, self.root)):
+        if real is None and (self.ignored(path) or _below_build(path, self.root)
+                             or self.ignored_below(path)):
             return  # made by a build or personal: absent from a checkout by design
         if real is None and self.echo is not None:
             return  # missing from the real file's folder too: reported on the real file
@@ -375,6 +406,19 @@ def _is_url(target: str) -> bool:
 
 def _placeholder(ref: str) -> bool:
     return any(c in ref for c in "<>{}$*?[]") or "..." in ref
+
+
+def _nested_ignore(directory: str) -> Any:
+    """The ``.gitignore`` of ``directory`` as a git-wildmatch spec (bounded read through
+    safeio), or None when it has none."""
+    try:
+        data, _more = safeio.read_head(os.path.join(directory, ".gitignore"), 256 * 1024)
+    except (OSError, ValueError):
+        return None
+    from pathspec import GitIgnoreSpec  # only when a missing path is judged
+
+    lines = data.decode("utf-8", "replace").splitlines()
+    return GitIgnoreSpec.from_lines(lines) if any(line.strip() for line in lines) else None
 
 
 def _below_build(path: str, root: str | None) -> bool:

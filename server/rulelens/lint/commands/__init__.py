@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 
-from rulelens.lint.candidates import NOT_SOURCE
+from rulelens.lint.candidates import NOT_SOURCE, slot
 from rulelens.lint.commands import make, node, runners
 from rulelens.lint.commands.finding import Problem
 from rulelens.lint.commands.place import Place
@@ -124,7 +124,7 @@ def _handed_path(words: Sequence[Word], place: Place, cwd: str | None,
     if arg is None:
         return
     ref = arg.text
-    if not _FILE.match(ref) or placeholder(ref) or ref.startswith(("/", "~", "-")):
+    if not _FILE.match(ref) or placeholder(ref) or slot(ref) or ref.startswith(("/", "~", "-")):
         return
     if "/" not in ref and cwd is None:
         return  # `node cline-core.js`, `php artisan`: from a folder the text does not say

@@ -117,6 +117,9 @@ _TASK_NAMES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml",
                "Taskfile.dist.yml", "taskfile.dist.yml")
 
 
+_TASK_KEY = re.compile(r"""(['"]?)(.+?)\1\s*:(?:\s|$)""")
+
+
 def _task_names(path: str, project: Project) -> set[str] | None:
     text = read_manifest(path, project.skipped)
     if text is None:
@@ -139,7 +142,10 @@ def _task_names(path: str, project: Project) -> set[str] | None:
         if indent is None:
             indent = lead
         if lead == indent:
-            key = line.strip().split(":", 1)[0].strip().strip("'\"")
+            # The key ends at the colon that ends the line or precedes a space:
+            # `lint:fix:` is the task `lint:fix` (Task namespaces with colons).
+            m = _TASK_KEY.match(line.strip())
+            key = (m.group(2) if m else line.strip().split(":", 1)[0]).strip().strip("'\"")
             if "*" in key:
                 return None  # wildcard task names
             out.add(key)

@@ -1,0 +1,184 @@
+"""Issue #23: false alarms seen on the second real-repository survey, rebuilt as small trees.
+
+Each case is a real git repository on disk (tmp_path) linted by the real engine, in both
+directions: the look-alike from the real repository stays silent, and a real stale
+reference of the same shape is still reported. The repository and file each case comes
+from are named (labels: /work/notes/issue-23-labels-2.md; corpus: bench/corpus.txt).
+"""
+
+from __future__ import annotations
+
+from lintrepo import Repo
+
+from rulelens.lint.candidates import slot
+
+
+def _found(repo: Repo, rel: str, code: str) -> list[str]:
+    return [f.message for f in repo.lint(rel) if f.code == code]
+
+
+# ------------------------------------------------------------------ task (Taskfile)
+TASKFILE = ("version: '3'\n\ntasks:\n  lint:\n    cmds:\n      - task: lint:log\n"
+            "  lint:log:\n    cmds:\n      - ./scripts/check.sh\n"
+            "  lint:fix:\n    desc: Fix\n    cmds:\n      - golangci-lint run --fix\n")
+
+
+def test_task_names_with_a_namespace_colon_are_defined(repo: Repo) -> None:
+    """charmbracelet/crush@37f36e9 AGENTS.md: `task lint:fix` and `task lint:log` are
+    `lint:fix:` and `lint:log:` of Taskfile.yaml (the key was cut at its first colon)."""
+    repo.files({"Taskfile.yaml": TASKFILE,
+                "AGENTS.md": "- **Lint**: `task lint:fix`\n- Enforced by `task lint:log`.\n"})
+    assert _found(repo, "AGENTS.md", "RL506") == []
+
+
+def test_a_namespaced_task_that_is_not_defined_is_reported(repo: Repo) -> None:
+    repo.files({"Taskfile.yaml": TASKFILE, "AGENTS.md": "- **Lint**: `task lint:strict`\n"})
+    found = _found(repo, "AGENTS.md", "RL506")
+    assert len(found) == 1 and "no task `lint:strict`" in found[0]
+
+
+# ------------------------------------------------------------- nested .gitignore
+def test_a_path_a_nested_gitignore_ignores_is_silent(repo: Repo) -> None:
+    """cloudflare/agents@a0e134b agent-think/AGENTS.md: "drop the proxy CA at
+    `ca/warp-ca.crt` (gitignored)"; `ca/*.crt` is in agent-think/.gitignore, which git
+    reads (the agents' matcher reads the root one only)."""
+    repo.files({"agent-think/.gitignore": "ca/*.crt\n!ca/.keep\n", "agent-think/ca/.keep": "",
+                "agent-think/AGENTS.md": "Drop the proxy CA at `ca/warp-ca.crt` first.\n"})
+    assert _found(repo, "agent-think/AGENTS.md", "RL505") == []
+
+
+def test_a_missing_path_the_nested_gitignore_does_not_ignore_is_reported(repo: Repo) -> None:
+    repo.files({"agent-think/.gitignore": "ca/*.crt\n!ca/.keep\n", "agent-think/ca/.keep": "",
+                "agent-think/AGENTS.md": "The CA config is `ca/proxy.conf`.\n"})
+    found = _found(repo, "agent-think/AGENTS.md", "RL505")
+    assert len(found) == 1 and "agent-think/ca/proxy.conf" in found[0]
+
+
+# ----------------------------------------------------------------- slot in a path
+def test_slot_segments() -> None:
+    for ref in ("tests/ci/test_action_EventNameHere.py", "tasks/misc/pass/oxc-12345.ts",
+                "src/your_module.py", "src/YourModule.ts", "out/XXX/a.md"):
+        assert slot(ref), ref
+    for ref in ("src/HereDoc.ts", "src/where.ts", "apps/my-app/x.ts", "docs/README.md",
+                "a/foo_1234567.ts", "src/user_name.py", "src/Sphere.ts"):
+        assert not slot(ref), ref
+
+
+def test_a_placeholder_file_name_is_silent(repo: Repo) -> None:
+    """browser-use/browser-use@85ddbfe CLAUDE.md: "tests specific to an event live in its
+    `tests/ci/test_action_EventNameHere.py` file" (the issue names this placeholder)."""
+    repo.files({"tests/ci/test_tools.py": "",
+                "CLAUDE.md": "Event tests live in `tests/ci/test_action_EventNameHere.py`.\n"})
+    assert _found(repo, "CLAUDE.md", "RL505") == []
+
+
+def test_a_missing_file_beside_it_is_reported(repo: Repo) -> None:
+    repo.files({"tests/ci/test_tools.py": "",
+                "CLAUDE.md": "Event tests live in `tests/ci/test_action_click.py`.\n"})
+    found = _found(repo, "CLAUDE.md", "RL505")
+    assert len(found) == 1 and "tests/ci/test_action_click.py" in found[0]
+
+
+def test_an_issue_number_in_a_fenced_fixture_name_is_silent(repo: Repo) -> None:
+    """oxc-project/oxc@288f9a5 crates/oxc_parser/AGENTS.md: "name the fixture after the
+    issue" over a fence listing `tasks/coverage/misc/pass/oxc-12345.ts`."""
+    repo.files({"tasks/coverage/misc/pass/.keep": "",
+                "AGENTS.md": "Name the fixture after the issue:\n\n```text\n"
+                             "tasks/coverage/misc/pass/oxc-12345.ts\n```\n"})
+    assert _found(repo, "AGENTS.md", "RL505") == []
+
+
+def test_a_fenced_script_that_is_gone_is_reported(repo: Repo) -> None:
+    repo.files({"tasks/coverage/.keep": "",
+                "AGENTS.md": "Run the coverage task:\n\n```sh\ntasks/coverage/run.sh\n```\n"})
+    found = _found(repo, "AGENTS.md", "RL505")
+    assert len(found) == 1 and "tasks/coverage/run.sh" in found[0]
+
+
+# --------------------------------------------------------- the form of a path shown
+def test_a_path_shown_as_the_form_to_write_is_silent(repo: Repo) -> None:
+    """cloudflare/agents@a0e134b docs/AGENTS.md: "Link within a package directory using
+    relative paths (`./state.md`)" (docs/agents/state.md exists; docs/state.md does not)."""
+    repo.files({"docs/agents/state.md": "# State\n",
+                "docs/AGENTS.md": "- Link within a package directory using relative paths"
+                                  " (`./state.md`)\n"})
+    assert _found(repo, "docs/AGENTS.md", "RL505") == []
+
+
+def test_a_path_named_as_a_file_of_the_folder_is_reported(repo: Repo) -> None:
+    repo.files({"docs/agents/state.md": "# State\n",
+                "docs/AGENTS.md": "- The state API is described in `./state.md`.\n"})
+    found = _found(repo, "docs/AGENTS.md", "RL505")
+    assert len(found) == 1 and "docs/state.md" in found[0]
+
+
+# ---------------------------------------------------------- config locations listed
+CONFIG_LIST = ("- **Config locations** (lowest to highest precedence):\n"
+               "  - `~/.claude/settings.json`, `~/.continue/settings.json` (user-global)\n"
+               "  - `.claude/settings.json`, `.continue/settings.json` (project)\n")
+
+
+def test_project_config_locations_listed_with_their_home_twins_are_silent(repo: Repo) -> None:
+    """continuedev/continue@d0a3c0b extensions/cli/AGENTS.md: the hook config locations
+    the CLI reads, in the user's home and in any project it runs in."""
+    repo.files({"extensions/cli/.claude/agents/x.md": "x\n", "extensions/cli/.continue/x": "",
+                "extensions/cli/AGENTS.md": CONFIG_LIST})
+    assert _found(repo, "extensions/cli/AGENTS.md", "RL505") == []
+
+
+def test_a_project_config_file_named_alone_is_reported(repo: Repo) -> None:
+    repo.files({"extensions/cli/.claude/agents/x.md": "x\n",
+                "extensions/cli/AGENTS.md": "Hooks are set in `.claude/settings.json`.\n"})
+    found = _found(repo, "extensions/cli/AGENTS.md", "RL505")
+    assert len(found) == 1 and ".claude/settings.json" in found[0]
+
+
+# ----------------------------------------------------------- RL213 generated copy
+def test_a_dot_directory_source_of_a_gitignored_copy_is_silent(repo: Repo) -> None:
+    """Effect-TS/effect@1144032: `.agents/AGENTS.md` is copied to the gitignored
+    `/AGENTS.md` by the `prepare` script (scripts/setup-agents.mjs)."""
+    repo.files({".gitignore": "node_modules/\n/AGENTS.md\n",
+                ".agents/AGENTS.md": "# Effect\n\nRun `pnpm check`.\n"})
+    assert _found(repo, ".agents/AGENTS.md", "RL213") == []
+
+
+def test_a_dot_directory_copy_nothing_makes_is_reported(repo: Repo) -> None:
+    repo.files({".gitignore": "node_modules/\n",
+                ".agents/AGENTS.md": "# Effect\n\nRun `pnpm check`.\n"})
+    found = _found(repo, ".agents/AGENTS.md", "RL213")
+    assert len(found) == 1 and ".agents/AGENTS.md is not loaded" in found[0]
+
+
+# ------------------------------------------------------- RL213 read through a link
+def test_an_instructions_file_linked_from_the_loaded_file_is_silent(repo: Repo) -> None:
+    """microsoft/typespec@a791115: `.github/copilot-instructions.md` links
+    `./prompts/upgrade-tcgc.instructions.md`, a procedure read on demand."""
+    repo.files({".github/copilot-instructions.md":
+                "- [TCGC Upgrade](./prompts/upgrade-tcgc.instructions.md): the steps.\n",
+                ".github/prompts/upgrade-tcgc.instructions.md": "# TCGC\n\nSteps.\n"})
+    assert _found(repo, ".github/prompts/upgrade-tcgc.instructions.md", "RL213") == []
+
+
+def test_an_instructions_file_nothing_links_is_reported(repo: Repo) -> None:
+    repo.files({".github/copilot-instructions.md": "# Rules\n\nUse pnpm.\n",
+                ".github/prompts/upgrade-tcgc.instructions.md": "# TCGC\n\nSteps.\n"})
+    found = _found(repo, ".github/prompts/upgrade-tcgc.instructions.md", "RL213")
+    assert len(found) == 1 and "only inside" in found[0]
+
+
+# ------------------------------------------------- RL405 identical relative imports
+def test_identical_files_that_import_their_own_folder_file_are_not_copies(repo: Repo) -> None:
+    """oxc-project/oxc@288f9a5: every folder's CLAUDE.md is `@AGENTS.md`, importing that
+    folder's own AGENTS.md: the same bytes, a different file loaded each."""
+    repo.files({"CLAUDE.md": "@AGENTS.md\n", "AGENTS.md": "# Oxc\n\nRun `cargo test`.\n",
+                "apps/oxfmt/CLAUDE.md": "@AGENTS.md\n",
+                "apps/oxfmt/AGENTS.md": "# Oxfmt\n\nRun the formatter tests.\n"})
+    assert _found(repo, "apps/oxfmt/CLAUDE.md", "RL405") == []
+
+
+def test_identical_prose_in_a_nested_file_is_still_a_copy(repo: Repo) -> None:
+    text = ("# Rules\n\nAlways run the whole test suite before you push a change, and"
+            " write a test for every bug you fix.\n")
+    repo.files({"CLAUDE.md": text, "apps/oxfmt/CLAUDE.md": text})
+    found = _found(repo, "apps/oxfmt/CLAUDE.md", "RL405")
+    assert len(found) == 1 and "Identical to CLAUDE.md" in found[0]
