@@ -130,6 +130,15 @@ CASES = [
     # ---------------------------------------------------------------- other runners
     C("just", {"justfile": "gen-grammar *args='':\n  cargo run\n"},
       "`just gen-rules`\n", good_doc="`just gen-grammar css`\n", says="no recipe `gen-rules`"),
+    C("just-import", {"justfile": "import 'just/build.just'\nimport? 'local.just'\nmod docs\n"
+                                  "fmt:\n  cargo fmt\n", "just/build.just": "dist:\n  cargo b\n"},
+      "`just release`\n", good_doc="`just dist`, `just fmt`, `just docs serve` and"
+      " `just docs::serve`\n", says="no recipe `release` is defined in justfile"),
+    C("task-includes", {"Taskfile.yml": "version: '3'\nincludes:\n  docs: ./docs\n"
+                                        "  api:\n    taskfile: ./api\ntasks:\n  build:\n"
+                                        "    cmds: [go build]\n"},
+      "`task lint`\n", good_doc="`task build`, `task docs:serve` and `task api`\n",
+      says="no task `lint` is defined in Taskfile.yml"),
     C("task", {"Taskfile.yml": "version: '3'\ntasks:\n  build:\n    cmds: [go build]\n"},
       "`task lint`\n", good_doc="`task build`\n", says="no task `lint`"),
     C("composer", {"composer.json": '{"scripts": {"test": "pest"}}\n'},
@@ -286,6 +295,8 @@ SILENT = {
     "uv-binary": "`uv run pytest -x` and `poetry run black .` and `uv run ruff check`",
     "make-eval": "`make generated-target`",
     "cd-unknown": "```sh\ncd $WORKDIR && npm run anything\n```",
+    "just-unreadable-import": "`just from-import`",
+    "task-flatten": "`task from-flattened`",
 }
 
 
@@ -295,6 +306,9 @@ def test_look_alikes_stay_silent(repo: Repo, name: str) -> None:
         "package.json": _pkg({"test": "jest"}, deps=', "devDependencies": {"some-tool": "1"}'),
         "Makefile": "$(foreach t,a b,$(eval $(t)-target: ; @true))\n"
                     "$(eval generated-target: ; @true)\nall:\n\ttrue\n",
+        "justfile": "import 'gone.just'\nfmt:\n  cargo fmt\n",
+        "Taskfile.yml": "version: '3'\nincludes:\n  lib:\n    taskfile: ./lib\n"
+                        "    flatten: true\ntasks:\n  build:\n    cmds: [go build]\n",
     })
     repo.write("AGENTS.md", "# Rules\n\n" + SILENT[name] + "\n")
     found = [f for f in repo.lint("AGENTS.md") if f.code in ("RL505", "RL506", "RL507")]

@@ -39,7 +39,8 @@ def _judge(place: Place, cwd: str | None, names: tuple[str, ...], tool: str,
            goals: Sequence[Word], defined: Callable[[str, Project], set[str] | None],
            kind: str) -> Iterator[Problem]:
     """Report each goal defined by none of the files ``names`` where the command runs
-    (``defined`` returns ``None`` for a file it cannot judge)."""
+    (``defined`` returns ``None`` for a file it cannot judge; an entry ending in ``:`` is a
+    namespace whose names are not read: ``docs:`` covers ``docs:build``)."""
     files = _files(place, cwd, names)
     if not files:
         return
@@ -52,15 +53,19 @@ def _judge(place: Place, cwd: str | None, names: tuple[str, ...], tool: str,
         name = goal.text
         if placeholder(name) or not _NAME.fullmatch(name):
             continue
-        if any(name in s for s in sets if s is not None):
+        if any(_covers(s, name) for s in sets if s is not None):
             continue
         if cwd is None and any(  # a sub-project's file the text may mean
-                (s := defined(p, place.project)) is None or name in s
+                (s := defined(p, place.project)) is None or _covers(s, name)
                 for n in names for p in place.project.files_named(n) if p not in files):
             continue
         where = " or ".join(_rel(place, f) for f in files)
         yield Problem(f"`{tool} {name}`: no {kind} `{name}` is defined in {where}.",
                       goal.at, len(name))
+
+
+def _covers(names: set[str], name: str) -> bool:
+    return name in names or any(name.startswith(n) for n in names if n.endswith(":"))
 
 
 def _positionals(words: Sequence[Word], value_opts: frozenset[str]) -> tuple[list[Word], bool]:
@@ -89,14 +94,36 @@ _RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)(?:\s+[^:]*)?:(?![=])")
 _ALIAS = re.compile(r"^alias\s+([\w-]+)\s*:=")
 
 
-def _just_recipes(path: str, project: Project) -> set[str] | None:
+_JUST_IMPORT = re.compile(r"""^import(\?)?\s+(['"])([^'"]+)\2\s*(?:#.*)?$""")
+_JUST_MOD = re.compile(r"^mod\??\s+([A-Za-z_][\w-]*)\b")
+
+
+def _just_recipes(path: str, project: Project, depth: int = 0) -> set[str] | None:
+    """Recipes and aliases of a justfile and the files it ``import``s (followed, as make's
+    includes are); a ``mod NAME`` is the module ``NAME`` (``just NAME recipe``,
+    ``NAME::recipe``), its recipes not read; ``None`` when a required import is unreadable."""
     text = read_manifest(path, project.skipped)
     if text is None:
         return None
     out: set[str] = set()
     for line in text.split("\n"):
+        m = _JUST_IMPORT.match(line)
+        if m:
+            target = os.path.join(os.path.dirname(path), m.group(3))
+            if m.group(1) and not os.path.lexists(target):
+                continue  # `import? 'local.just'`, absent: imports nothing
+            found = _just_recipes(target, project, depth + 1) if depth < 8 else None
+            if found is None:
+                return None
+            project.read.add(target)
+            out |= found
+            continue
+        m = _JUST_MOD.match(line)
+        if m:
+            out.update((m.group(1), m.group(1) + ":"))
+            continue
         if re.match(r"^(?:import|mod)\b", line):
-            return None
+            return None  # a form not read here
         m = _ALIAS.match(line) or _RECIPE.match(line)
         if m and not line.startswith(("set ", "export ")):
             out.add(m.group(1))
@@ -134,8 +161,15 @@ def _task_names(path: str, project: Project) -> set[str] | None:
         if lead == 0:
             section = line.split(":", 1)[0].strip()
             indent = None
-            if section == "includes" and line.strip() != "includes: {}":
-                return None
+            continue
+        if section == "includes":  # `docs: ./docs`: tasks `docs:NAME`, not read here
+            if re.match(r"\s*flatten:\s*true\b", line):
+                return None  # flattened: the included names are this file's own
+            if indent is None:
+                indent = lead
+            if lead == indent:  # `task docs` runs the namespace's default task
+                key = line.strip().split(":", 1)[0].strip().strip("'\"")
+                out.update((key, key + ":"))
             continue
         if section != "tasks":
             continue
