@@ -444,9 +444,10 @@ CHECKS: tuple[Check, ...] = (
        " `include`, pattern rules, `-C dir`, `-f` and sub-Makefiles; `just` recipes,"
        " `task` tasks, `composer run` scripts, `nox -s` sessions, `tox -e` environments,"
        " `turbo run` tasks and `nx run` projects. A construct that could define any name (a"
-       " computed make target, `$(eval)`, an unreadable include, justfile `import`/`mod`,"
-       " Taskfile `includes:`, generative tox names, nx plugins) leaves only unknown names"
-       " alone (for make, an RL507 note names the construct and its line); placeholders"
+       " computed make target, `$(eval)`, an unreadable make include or justfile `import`,"
+       " a flattened Taskfile include, generative tox names, nx plugins) leaves only unknown"
+       " names alone (for make, an RL507 note names the construct and its line; justfile"
+       " imports are followed, `mod` and Taskfile `includes:` are namespaces); placeholders"
        " (`X`, `<name>`, `watch:*`), English (\"make assertions\"), commands shown as what"
        " not to run and commands run in a container are skipped. A"
        " manifest that is too large or unreadable is named in one line instead.",
