@@ -96,6 +96,8 @@ _RULE_LOW = re.compile(r"(?:always|must(?:[^\S\n]+not)?|never|mustn't|do not|don
                        + _VERB + r"[^\S\n]")
 _WORDS = (*(c for cs in _SUBJECTS.values() for c in cs), "ndent")
 _CANDIDATE_LOW = re.compile(_RULE_LOW.pattern + "|" + "|".join(re.escape(w) for w in _WORDS))
+#: :data:`_WORDS` less those holding another (``pnpm`` holds ``npm``): one scan each.
+_NEEDLES = tuple(w for w in _WORDS if not any(o != w and o in w for o in _WORDS))
 #: The characters ``IGNORECASE`` matches to an ASCII letter that ``lower()`` does not
 #: lower to it (``İ`` lowers to two characters), mapped to ones it does.
 _FOLD_ODD = {0x130: "I", 0x131: "i", 0x17F: "s"}
@@ -130,7 +132,7 @@ def _raw_claims(text: str, fences: list[int]) -> list[Claim]:
     "always" on every line and an action after it on few."""
     out: list[Claim] = []
     low = _lowered(text)
-    found = _CANDIDATE_LOW if any(w in low for w in _WORDS) else _RULE_LOW
+    found = _CANDIDATE_LOW if any(w in low for w in _NEEDLES) else _RULE_LOW
     pos = counted = n = 0
     while (m := found.search(low, pos)) is not None:
         start = text.rfind("\n", 0, m.start()) + 1
@@ -152,7 +154,7 @@ def _raw_claims(text: str, fences: list[int]) -> list[Claim]:
             if any(s.start() <= a < s.end() for a in at):
                 sentence = s.group()
                 if not _SCOPED.search(sentence):
-                    out.extend(_sentence_claims(sentence, n))
+                    out.extend(_sentence_claims(sentence, n, found is _CANDIDATE_LOW))
     return out
 
 
@@ -185,8 +187,9 @@ def _fence_lines(text: str) -> list[int]:
     return out
 
 
-def _sentence_claims(sentence: str, n: int) -> Iterator[Claim]:
-    if _ANY_CHOICE.search(sentence):
+def _sentence_claims(sentence: str, n: int, choices: bool = True) -> Iterator[Claim]:
+    """The claims of one sentence (``choices``: whether the text names a tool at all)."""
+    if choices and _ANY_CHOICE.search(sentence):
         for subject in _SUBJECTS:
             named = {m.lower() for m in _NAMED[subject].findall(sentence)}
             if len(named) != 1:
