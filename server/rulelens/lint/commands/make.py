@@ -2,13 +2,16 @@
 
 Explicit rules, double-colon rules, ``.PHONY`` names, pattern rules (``%.o: %.c`` makes
 ``foo.o``), ``include``/``-include``/``sinclude`` (followed, relative to the directory make
-runs in) and ``-C dir``/``-f file``. A construct that could define any name (a target
-computed from a variable, ``$(eval ...)``, an include whose name is computed or missing)
-is not guessed at: a target that is not found is then not reported as missing (RL506) but
-named in an information note (RL507) that says which construct, where, may define it; every
-other target of the same Makefile is still checked.
-A target that is an existing file, or a file make's built-in rules can build (``make
-hello`` with ``hello.c``), is defined.
+runs in), ``-C dir``/``--directory=dir``/``-f file``/``--file=file``, and targets computed
+from variables the Makefile assigns plainly (``PROGS = a b`` then ``$(PROGS):`` makes ``a``
+and ``b``; ``$(TOOLS)/lint`` makes no bare ``deploy``). A construct that could define the
+name asked about (a target computed from a variable RuleLens cannot know, ``$(eval ...)``,
+an include whose name is computed or that cannot be read) is not guessed at: a target that
+is not found is then not reported as missing (RL506) but named in an information note
+(RL507) that says which construct, where, may define it; every other target of the same
+Makefile is still checked. A target that is an existing file, or a file make's built-in
+rules can build (``make hello`` with ``hello.c``), is defined. Each Makefile is parsed once
+per :class:`~rulelens.lint.commands.project.Project`.
 """
 
 from __future__ import annotations
