@@ -1,9 +1,11 @@
 """Task runners other than npm and make: ``just``, ``task``, ``composer``, ``nox``,
 ``tox``, ``turbo`` and ``nx``. Each reads its own file from where the command runs (the
 file's folder up to the repository root, or a ``cd``); a file it cannot read, or a
-construct that can define any name (``import``/``mod`` in a justfile, ``includes:`` in a
-Taskfile, computed nox session names, generative tox environments, nx plugins that infer
-targets), leaves the name alone.
+construct that can define any name (an unreadable justfile ``import``, a Taskfile include
+with ``flatten: true``, computed nox session names, generative tox environments, nx plugins
+that infer targets), leaves the name alone. Justfile imports are followed; a justfile
+``mod NAME`` and a Taskfile ``includes:`` key are namespaces (``just NAME recipe``,
+``task NAME:task``) whose own names are not read.
 """
 
 from __future__ import annotations
