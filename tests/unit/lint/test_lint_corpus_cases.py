@@ -182,3 +182,49 @@ def test_identical_prose_in_a_nested_file_is_still_a_copy(repo: Repo) -> None:
     repo.files({"CLAUDE.md": text, "apps/oxfmt/CLAUDE.md": text})
     found = _found(repo, "apps/oxfmt/CLAUDE.md", "RL405")
     assert len(found) == 1 and "Identical to CLAUDE.md" in found[0]
+
+
+# ----------------------------------------------- paths written from a rule's scope
+STANDALONE = "---\napplyTo: 'src/standalone/**/*.ts'\n---\n\n# Standalone\n\n"
+
+
+def test_a_path_written_from_the_scope_of_an_applyto_rule_is_silent(repo: Repo) -> None:
+    """microsoft/vscode-jupyter@3d24702 .github/instructions/standalone.instructions.md
+    (applyTo `src/standalone/**/*.ts`): "Add to public API in `api/index.ts`", which is
+    src/standalone/api/index.ts."""
+    repo.files({"src/standalone/api/index.ts": "export {};\n",
+                ".github/instructions/standalone.instructions.md":
+                    STANDALONE + "4. Add to public API in `api/index.ts`\n"})
+    assert _found(repo, ".github/instructions/standalone.instructions.md", "RL505") == []
+
+
+def test_a_scoped_rule_path_missing_from_the_root_is_reported(repo: Repo) -> None:
+    repo.files({"src/standalone/api/index.ts": "export {};\n",
+                ".github/instructions/standalone.instructions.md":
+                    STANDALONE + "4. Add to public API in `api/index.ts`\n"
+                                 "5. Register it in `src/standalone/api/registry.ts`\n"})
+    found = _found(repo, ".github/instructions/standalone.instructions.md", "RL505")
+    assert len(found) == 1 and "src/standalone/api/registry.ts" in found[0]
+
+
+def test_a_root_path_in_copilot_instructions_names_the_root_reading(repo: Repo) -> None:
+    """microsoft/vscode-jupyter@3d24702 .github/copilot-instructions.md: "Read
+    `.github/typescript-instructions.md`" (moved to .github/instructions/): the message
+    names the root reading too, not only .github/.github/..."""
+    repo.files({".github/instructions/typescript.instructions.md": "---\napplyTo: '**'\n---\n",
+                ".github/copilot-instructions.md":
+                    "Read `.github/typescript-instructions.md` for the TypeScript steps.\n"})
+    found = _found(repo, ".github/copilot-instructions.md", "RL505")
+    assert len(found) == 1
+    assert "nor does .github/typescript-instructions.md (from the repository root)" in found[0]
+
+
+def test_a_package_path_whose_folder_exists_only_in_the_scope_is_not_judged(repo: Repo) -> None:
+    """microsoft/vscode-jupyter@3d24702 ipywidgets.instructions.md lists modules of the
+    @jupyterlab/services package (`kernel/default.ts`); a `kernel/` folder inside the
+    rule's scope does not make them files of this repository."""
+    repo.files({"src/ipywidgets/kernel/kernel.ts": "export {};\n",
+                ".github/instructions/ipywidgets.instructions.md":
+                    "---\napplyTo: 'src/ipywidgets/**/*.ts'\n---\n\n"
+                    "- `kernel/default.ts` - `KernelConnection` class\n"})
+    assert _found(repo, ".github/instructions/ipywidgets.instructions.md", "RL505") == []

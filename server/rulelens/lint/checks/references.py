@@ -127,6 +127,7 @@ class _Scan:
         self.reported: set[str] = set()
         #: Nested ``.gitignore`` matchers by folder (None: the folder has none).
         self.nested_ignores: dict[str, Any] = {}
+        self._scope_dirs: list[str] | None = None
         #: A symlink to another instruction file of the repository, linted on its own:
         #: "same" (same folder: every reference resolves alike), "other" (only what works
         #: from the real file and not from here is this spelling's finding), else None.
@@ -166,6 +167,25 @@ class _Scan:
             return False
         ignore = self.ctx.caches.ignore_for(self.root)
         return ignore is not None and ignore.is_ignored(path)
+
+    def scope_dirs(self) -> list[str]:
+        """The folders a scoped rule is about (``applyTo: 'src/standalone/**/*.ts'`` ->
+        ``src/standalone``): its paths may be written from there ("add it to
+        `api/index.ts`")."""
+        if self._scope_dirs is None:
+            self._scope_dirs = []
+            base = self.root or self.owner_dir
+            for glob in _scopes(self.ctx):
+                fixed = []
+                for part in glob.strip().strip("'\"").lstrip("/").split("/"):
+                    if any(c in part for c in "*?[]{}!"):
+                        break
+                    fixed.append(part)
+                if fixed and fixed != [".."]:
+                    folder = os.path.normpath(os.path.join(base, *fixed))
+                    if os.path.isdir(folder) and folder not in self._scope_dirs:
+                        self._scope_dirs.append(folder)
+        return self._scope_dirs
 
     def ignored_below(self, path: str) -> bool:
         """Whether a ``.gitignore`` of a folder between the repository root and ``path``
@@ -210,7 +230,9 @@ class _Scan:
                     " does not.")
         target = ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))
         from_root = os.path.normpath(os.path.join(self.root, ref)) if self.root else None
-        if self.rules_dir and from_root and self.approval.resolve(from_root) is not None:
+        if (self.rules_dir or what == "The path") and from_root and from_root != \
+                os.path.normpath(os.path.join(self.spelled_dir, ref)) and \
+                self.approval.resolve(from_root) is not None:
             return (f"{what} `{ref}` points to {target}, which does not exist, nor does"
                     f" {ctx.rel(from_root)} (from the repository root).")
         return f"{what} `{ref}` points to {target}, which does not exist."
@@ -324,6 +346,10 @@ class _Scan:
             if any(os.path.lexists(os.path.join(b, ref)) for b in bases):
                 continue
             if not any(os.path.isdir(os.path.dirname(os.path.join(b, ref))) for b in bases):
+                continue
+            # A scoped rule's path may be written from its scope: existing there is
+            # enough (not a reason to judge a path whose folder exists only there).
+            if any(os.path.lexists(os.path.join(d, ref)) for d in self.scope_dirs()):
                 continue
             self.check_path(ref, "The path", m.start(2), len(ref))
 
