@@ -19,9 +19,9 @@ from rulelens.agents.profiles import profile as agent_profile
 from rulelens.agents.safeio import printable
 from rulelens.agents.trust import Override
 from rulelens.present import byte_size, display_path, json_text
-from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver, render
+from rulelens.rules import AgentEnvironment, Chain, ConfigError, Resolver
 from rulelens.rules.model import RuleFile
-from rulelens.rules.render import empty_reason, render_iter
+from rulelens.rules.render import empty_reason, render, render_iter
 
 
 class UsageError(Exception):

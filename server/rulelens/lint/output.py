@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from rulelens import __version__
 from rulelens.agents.safeio import printable
@@ -132,6 +130,9 @@ def to_sarif(findings: Sequence[Finding], base: str) -> dict[str, Any]:
 
 def _location(path: str, line: int, col: int, end_line: int, end_col: int,
               base: str) -> dict[str, Any]:
+    from pathlib import Path  # SARIF only: a text or JSON run does not pay for them
+    from urllib.parse import quote
+
     rel = _relative(path, base)  # a URI percent-encodes the name's bytes, whatever they are
     if os.path.isabs(rel):
         artifact: dict[str, Any] = {"uri": Path(rel).as_uri()}

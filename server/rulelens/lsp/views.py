@@ -13,8 +13,8 @@ from typing import Any
 
 from rulelens.lsp.session import TrackerSplit
 from rulelens.present import byte_size, display_path, printable_data
-from rulelens.rules import Chain, SkipReason, render
-from rulelens.rules.render import empty_reason
+from rulelens.rules import Chain, SkipReason
+from rulelens.rules.render import empty_reason, render
 
 
 def _base(chain: Chain) -> str:

@@ -4,16 +4,13 @@ Typical use::
 
     env = AgentEnvironment.from_env()
     chain = Resolver(env).resolve("/repo/src")
-    text = render(chain.files)
+    text = render(chain.files)  # from rulelens.rules.render
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
-
-# Eager: the name `render` is also this package's submodule, which would shadow a lazy one.
-from rulelens.rules.render import neutralize, render
 
 if TYPE_CHECKING:
     from rulelens.agents.compat import Compat, ConfigError
@@ -53,8 +50,6 @@ __all__ = [
     "RuleFile",
     "SkipReason",
     "Skipped",
-    "neutralize",
-    "render",
 ]
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from rulestree import World, write
 
-from rulelens.rules import RuleFile, neutralize, render
+from rulelens.rules import RuleFile
 from rulelens.rules.frontmatter import split, strip_for_agent
+from rulelens.rules.render import neutralize, render
 
 
 @pytest.mark.parametrize("text, expected", [
