@@ -228,3 +228,40 @@ def test_a_package_path_whose_folder_exists_only_in_the_scope_is_not_judged(repo
                     "---\napplyTo: 'src/ipywidgets/**/*.ts'\n---\n\n"
                     "- `kernel/default.ts` - `KernelConnection` class\n"})
     assert _found(repo, ".github/instructions/ipywidgets.instructions.md", "RL505") == []
+
+
+# --------------------------------------------------- a script the text downloads
+DOTNET = ("- Install .NET 9.0 SDK: `wget https://dot.net/v1/dotnet-install.sh && chmod +x"
+          " dotnet-install.sh && ./dotnet-install.sh --channel 9.0`\n"
+          "- Install .NET 8.0: `./dotnet-install.sh --channel 8.0 --runtime dotnet`\n")
+
+
+def test_a_script_the_same_text_downloads_is_silent(repo: Repo) -> None:
+    """microsoft/autogen@027ecf0 .github/copilot-instructions.md: `wget …/dotnet-install.sh
+    && … ./dotnet-install.sh`: fetched by the command line itself."""
+    repo.files({"dotnet/dotnet-install.sh": "#!/bin/sh\n",
+                ".github/copilot-instructions.md": DOTNET})
+    assert _found(repo, ".github/copilot-instructions.md", "RL505") == []
+
+
+def test_a_script_nothing_fetches_is_reported(repo: Repo) -> None:
+    repo.files({"tools/lint.sh": "#!/bin/sh\n",
+                ".github/copilot-instructions.md": "- Set up: `bash tools/install.sh --dev`\n"})
+    found = _found(repo, ".github/copilot-instructions.md", "RL505")
+    assert len(found) == 1 and "tools/install.sh" in found[0]
+
+
+# ------------------------------------------------------ a vendored module's rules
+def test_a_vendored_modules_agents_file_is_not_checked_against_this_repo(repo: Repo) -> None:
+    """grafana/k6@8788307 commits vendor/go.opentelemetry.io/otel/AGENTS.md, whose
+    `make precommit` is a target of otel's own Makefile, not of k6's."""
+    repo.files({"Makefile": "build:\n\tgo build ./...\n",
+                "vendor/go.opentelemetry.io/otel/AGENTS.md": "Run `make precommit` first.\n"})
+    assert _found(repo, "vendor/go.opentelemetry.io/otel/AGENTS.md", "RL506") == []
+
+
+def test_the_same_rule_outside_vendor_is_reported(repo: Repo) -> None:
+    repo.files({"Makefile": "build:\n\tgo build ./...\n",
+                "internal/otel/AGENTS.md": "Run `make precommit` first.\n"})
+    found = _found(repo, "internal/otel/AGENTS.md", "RL506")
+    assert len(found) == 1 and "no target `precommit`" in found[0]

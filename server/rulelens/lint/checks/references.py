@@ -83,6 +83,8 @@ def run(ctx: Context) -> None:
     has_script = has_code or " run " in text  # code, or `npm run x` in prose
     if not (has_at or has_link or has_span or has_script):
         return  # the usual case for prose: one C-level search each
+    if _vendored(ctx):
+        return  # `vendor/go.opentelemetry.io/otel/AGENTS.md`: its own project's references
     scan = _Scan(ctx)
     if has_at:
         scan.imports()
@@ -389,6 +391,18 @@ class _Scan:
                 self.reported.add(ref)
             self.emit(problem.code, problem.message, problem.at, problem.length)
         ctx.caches.deps.update(project.read, project.skipped)
+
+
+def _vendored(ctx: Context) -> bool:
+    """Whether the file lies in a dependency or build folder of the repository (a Go
+    ``vendor/`` tree is committed): its commands and paths belong to the project it was
+    copied from, whose Makefile and files are not here."""
+    root = ctx.git_root
+    path = ctx.doc.path
+    if root is None or not path.startswith(root.rstrip(os.sep) + os.sep):
+        return False
+    return any(part in NOT_SOURCE for part in
+               os.path.relpath(os.path.dirname(path), root).split(os.sep))
 
 
 def _scopes(ctx: Context) -> tuple[str, ...]:

@@ -67,7 +67,11 @@ def problems(text: str, start: int, blocks: list[tuple[int, int]], place: Place,
             cwd = place.resolve_dir(inv.cd)
             if cwd is None:
                 continue  # `cd` somewhere unknown: where it runs is unknown
-        yield from _dispatch(inv, inv.words, place, cwd, ignored, 0)
+        for problem in _dispatch(inv, inv.words, place, cwd, ignored, 0):
+            if problem.code == "RL505" and _made_here(
+                    text, text[problem.at:problem.at + problem.length]):
+                continue  # `wget …/dotnet-install.sh && ./dotnet-install.sh`
+            yield problem
 
 
 def _dispatch(inv: Invocation, words: Sequence[Word], place: Place, cwd: str | None,
@@ -95,6 +99,15 @@ def _dispatch(inv: Invocation, words: Sequence[Word], place: Place, cwd: str | N
         return
     if inv.code and not any(placeholder(w.text) and "=" not in w.text for w in words):
         yield from _handed_path(words, place, cwd, ignored, inv.fenced or depth > 0)
+
+
+def _made_here(text: str, ref: str) -> bool:
+    """Whether the text fetches or makes the file it then runs (``wget URL/x.sh``,
+    ``curl -o x.sh``, ``cp a x.sh``, ``> x.sh``): absent from a checkout by design."""
+    name = re.escape(ref.rsplit("/", 1)[-1])
+    return re.search(rf"\b(?:wget|curl|touch|cp|mv|ln|tee|unzip|tar|git clone)\b[^\n]*?"
+                     rf"(?<![\w.-]){name}(?![\w.-])|>\s*\S*(?<![\w.-]){name}(?![\w.-])",
+                     text) is not None
 
 
 def _runs_a_file(head: str, fenced: bool, n_words: int) -> bool:
