@@ -265,3 +265,46 @@ def test_the_same_rule_outside_vendor_is_reported(repo: Repo) -> None:
                 "internal/otel/AGENTS.md": "Run `make precommit` first.\n"})
     found = _found(repo, "internal/otel/AGENTS.md", "RL506")
     assert len(found) == 1 and "no target `precommit`" in found[0]
+
+
+# ------------------------------------------------------------ folders (`a/b/`)
+def test_a_folder_that_is_gone_is_reported(repo: Repo) -> None:
+    """langchain-ai/langchainjs@62fc484 AGENTS.md: "`libs/langchain-standard-tests/`",
+    a folder that no longer exists (libs/ does)."""
+    repo.files({"libs/langchain-core/package.json": "{}\n",
+                "AGENTS.md": "Shared tests live in `libs/langchain-standard-tests/`.\n"})
+    found = _found(repo, "AGENTS.md", "RL505")
+    assert len(found) == 1 and "The folder `libs/langchain-standard-tests/`" in found[0]
+
+
+def test_a_folder_that_exists_is_silent(repo: Repo) -> None:
+    repo.files({"libs/langchain-standard-tests/package.json": "{}\n",
+                "AGENTS.md": "Shared tests live in `libs/langchain-standard-tests/`.\n"})
+    assert _found(repo, "AGENTS.md", "RL505") == []
+
+
+def test_a_gitignored_folder_a_setup_step_clones_is_silent(repo: Repo) -> None:
+    """oxc-project/oxc@288f9a5 AGENTS.md: `tasks/coverage/test262/`, cloned by
+    `just submodules`; `tasks/coverage/test262/` is in .gitignore (a folder pattern)."""
+    repo.files({".gitignore": "tasks/coverage/test262/\n", "tasks/coverage/src/lib.rs": "",
+                "AGENTS.md": "Conformance suites: `tasks/coverage/test262/`.\n"})
+    assert _found(repo, "AGENTS.md", "RL505") == []
+
+
+def test_a_folder_written_from_the_package_above_is_silent(repo: Repo) -> None:
+    """PrefectHQ/prefect@ce79dd3 src/prefect/client/AGENTS.md: `client/schemas/`, written
+    from src/prefect (the Python package), where it exists."""
+    repo.files({"src/prefect/client/schemas/__init__.py": "",
+                "src/prefect/client/AGENTS.md": "Models live in `client/schemas/`.\n"})
+    assert _found(repo, "src/prefect/client/AGENTS.md", "RL505") == []
+
+
+def test_a_folder_of_another_repository_linked_there_is_silent(repo: Repo) -> None:
+    """prisma/prisma AGENTS.md: "`drive-*` skills and [`docs/drive/`](https://github.com/
+    prisma/ignite/...) live in [prisma/ignite](https://github.com/prisma/ignite)
+    (`skills/.pilot/`)": both folders are in another repository."""
+    repo.files({"docs/index.md": "# Docs\n", "skills/x/SKILL.md": "x\n",
+                "AGENTS.md": "Skills and [`docs/drive/`](https://github.com/prisma/ignite/tree/"
+                             "main/docs/drive) live in [prisma/ignite](https://github.com/"
+                             "prisma/ignite) (`skills/.pilot/`).\n"})
+    assert _found(repo, "AGENTS.md", "RL505") == []

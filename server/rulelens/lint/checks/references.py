@@ -4,9 +4,11 @@
   target is missing (RL501), gitignored so it can never be committed (RL502), part of an
   import cycle (RL503) or deeper than the agent's limit (RL504: Claude Code four hops,
   Gemini CLI five for a ``GEMINI.md``; the limits come from the profile rows);
-* relative Markdown links and backticked repository paths that look like files (RL505),
-  judged conservatively: globs, placeholders, negative examples ("do not create `x`"),
-  build outputs and gitignored paths are never reported;
+* relative Markdown links and backticked repository paths that look like files, or
+  folders written with their trailing slash (``pkg/toolsets/``) (RL505), judged
+  conservatively: globs, placeholders, negative examples ("do not create `x`"), build
+  outputs and gitignored paths (nested ``.gitignore`` files too), files the text downloads,
+  paths in another repository and the files of vendored dependencies are never reported;
 * ``npm|pnpm|yarn|bun run X`` against the nearest ``package.json`` and the repository
   root's, and ``make X`` against the nearest ``Makefile``, both where written as code (a
   code span or fence; "make sure" is prose) (RL506): "not defined in <file>", never a
@@ -43,6 +45,8 @@ _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)"
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")
 #: A backticked path that looks like a file of the repository.
 _PATHLIKE = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}$")
+#: A backticked folder of two segments or more, written with its trailing slash (`pkg/x/`).
+_DIRLIKE = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)+/$")
 _NEGATIVE = re.compile(r"\b(?:do not|don't|never|avoid|instead of|not|no longer|remove"
                        r"|delete|deprecated|e\.g\.|for example|such as|like)\b", re.IGNORECASE)
 _IMPORT_KINDS = ("named", "claude-rule")
@@ -55,7 +59,8 @@ _CREATE = re.compile(r"\b(?:create[sd]?|creating|add a new|new file|generate[sd]
 #: A sentence about a file in another repository.
 _ELSEWHERE = re.compile(r"\b(?:that|another|other|sibling|upstream|separate|external|their"
                         r"|the [\w.-]+)\s+(?:repo|repository|project|codebase)\b"
-                        r"|\bin `?[\w.-]+/[\w.-]+`? (?:repo|repository)\b", re.IGNORECASE)
+                        r"|\bin `?[\w.-]+/[\w.-]+`? (?:repo|repository)\b"
+                        r"|\bin \[`?[\w.-]+/[\w.-]+`?\]\(https?://", re.IGNORECASE)
 #: A line that shows an example, not a file of this repository.
 _EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|for instance|such as|example\b|if it exists"
                       r"|if (?:one )?exists|if present|if any)", re.IGNORECASE)
@@ -164,11 +169,22 @@ class _Scan:
         line, col = self.ctx.doc.position(offset)
         self.ctx.emit(code, message, Range.of(line, col, line, col + length))
 
-    def ignored(self, path: str) -> bool:
+    def ignored(self, path: str, folder: bool = False) -> bool:
         if self.root is None:
             return False
         ignore = self.ctx.caches.ignore_for(self.root)
-        return ignore is not None and ignore.is_ignored(path)
+        return ignore is not None and (ignore.is_ignored_dir(path) if folder
+                                       else ignore.is_ignored(path))
+
+    def ancestors(self) -> list[str]:
+        """The folders between the file's folder and the repository root (exclusive)."""
+        out: list[str] = []
+        root = self.root
+        directory = os.path.dirname(self.spelled_dir)
+        while root and len(directory) > len(root.rstrip(os.sep)) and directory.startswith(root):
+            out.append(directory)
+            directory = os.path.dirname(directory)
+        return out
 
     def scope_dirs(self) -> list[str]:
         """The folders a scoped rule is about (``applyTo: 'src/standalone/**/*.ts'`` ->
@@ -196,6 +212,8 @@ class _Scan:
         root = self.root
         if root is None or not path.startswith(root.rstrip(os.sep) + os.sep):
             return False
+        folder = path.endswith("/")  # `build/`-style patterns match a folder only
+        path = path.rstrip("/")
         directory = os.path.dirname(path)
         while len(directory) > len(root.rstrip(os.sep)) and directory.startswith(root):
             spec = self.nested_ignores.get(directory, False)
@@ -203,7 +221,8 @@ class _Scan:
                 spec = self.nested_ignores[directory] = _nested_ignore(directory)
                 if spec is not None:
                     self.ctx.caches.deps.add(os.path.join(directory, ".gitignore"))
-            if spec is not None and spec.match_file(os.path.relpath(path, directory)):
+            rel = os.path.relpath(path, directory) + ("/" if folder else "")
+            if spec is not None and spec.match_file(rel):
                 return True
             directory = os.path.dirname(directory)
         return False
@@ -232,7 +251,7 @@ class _Scan:
                     " does not.")
         target = ctx.rel(os.path.normpath(os.path.join(self.spelled_dir, ref)))
         from_root = os.path.normpath(os.path.join(self.root, ref)) if self.root else None
-        if (self.rules_dir or what == "The path") and from_root and from_root != \
+        if (self.rules_dir or what in ("The path", "The folder")) and from_root and from_root != \
                 os.path.normpath(os.path.join(self.spelled_dir, ref)) and \
                 self.approval.resolve(from_root) is not None:
             return (f"{what} `{ref}` points to {target}, which does not exist, nor does"
@@ -322,8 +341,12 @@ class _Scan:
     def backticked(self) -> None:
         for m in _SPAN.finditer(self.text, self.start):
             ref = m.group(2).strip()
-            if not _PATHLIKE.match(ref) or self.in_fence(m.start()):
+            folder = _DIRLIKE.match(ref) is not None
+            if not (folder or _PATHLIKE.match(ref)) or self.in_fence(m.start()):
                 continue
+            if self.text.startswith("](", m.end()) and _is_url(
+                    self.text[m.end() + 2:m.end() + 12]):
+                continue  # [`docs/drive/`](https://github.com/...): another repository's
             _, line_start, line = self.line_of(m.start())
             if _NEGATIVE.search(line) or _not_a_claim(line, ref):
                 continue  # "do not create `x`", "e.g. `src/foo.ts`": not a claim it exists
@@ -347,13 +370,16 @@ class _Scan:
                 continue  # outside the repository from every base: never probed
             if any(os.path.lexists(os.path.join(b, ref)) for b in bases):
                 continue
-            if not any(os.path.isdir(os.path.dirname(os.path.join(b, ref))) for b in bases):
+            if not any(os.path.isdir(os.path.dirname(os.path.join(b, ref.rstrip("/"))))
+                       for b in bases):
                 continue
+            if folder and any(os.path.isdir(os.path.join(d, ref)) for d in self.ancestors()):
+                continue  # `client/schemas/` written from the package folder above
             # A scoped rule's path may be written from its scope: existing there is
             # enough (not a reason to judge a path whose folder exists only there).
             if any(os.path.lexists(os.path.join(d, ref)) for d in self.scope_dirs()):
                 continue
-            self.check_path(ref, "The path", m.start(2), len(ref))
+            self.check_path(ref, "The folder" if folder else "The path", m.start(2), len(ref))
 
     def check_path(self, ref: str, what: str, offset: int, length: int) -> None:
         if ref in self.reported:
@@ -361,8 +387,9 @@ class _Scan:
         path, exists, real = self.resolve(ref)
         if exists:
             return
-        if real is None and (self.ignored(path) or _below_build(path, self.root)
-                             or self.ignored_below(path)):
+        folder = ref.endswith("/")
+        if real is None and (self.ignored(path, folder) or _below_build(path, self.root)
+                             or self.ignored_below(path + "/" if folder else path)):
             return  # made by a build or personal: absent from a checkout by design
         if real is None and self.echo is not None:
             return  # missing from the real file's folder too: reported on the real file
