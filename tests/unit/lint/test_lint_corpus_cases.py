@@ -308,3 +308,20 @@ def test_a_folder_of_another_repository_linked_there_is_silent(repo: Repo) -> No
                              "main/docs/drive) live in [prisma/ignite](https://github.com/"
                              "prisma/ignite) (`skills/.pilot/`).\n"})
     assert _found(repo, "AGENTS.md", "RL505") == []
+
+
+def test_a_folder_written_from_the_folder_the_heading_names_is_silent(repo: Repo) -> None:
+    """Arize-ai/phoenix@9478f95 .cursor/rules/frontend/RULE.md: "# Frontend Development
+    (js/app/)" then "Components go in `src/components/`", which is js/app/src/components."""
+    repo.files({"js/app/src/components/Button.tsx": "", "src/server/app.py": "",
+                ".cursor/rules/frontend/RULE.md": "# Frontend Development (js/app/)\n\n"
+                                                  "3. Components go in `src/components/`\n"})
+    assert _found(repo, ".cursor/rules/frontend/RULE.md", "RL505") == []
+
+
+def test_a_folder_missing_from_the_heading_folder_too_is_reported(repo: Repo) -> None:
+    repo.files({"js/app/src/components/Button.tsx": "", "src/server/app.py": "",
+                ".cursor/rules/frontend/RULE.md": "# Frontend Development (js/app/)\n\n"
+                                                  "3. Hooks go in `src/hooks/`\n"})
+    found = _found(repo, ".cursor/rules/frontend/RULE.md", "RL505")
+    assert len(found) == 1 and "`src/hooks/`" in found[0]

@@ -45,6 +45,9 @@ _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)"
 _SPAN = re.compile(r"(`+)([^`\n]+?)\1")
 #: A backticked path that looks like a file of the repository.
 _PATHLIKE = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,8}$")
+#: A heading line, and a folder it names (`js/app/`, (packages/web)).
+_HEADING = re.compile(r"^#{1,6}[ \t]+([^\n]+)$", re.MULTILINE)
+_HEADING_DIR = re.compile(r"(?<![\w./-])([\w.-]+(?:/[\w.-]+)*/|[\w.-]+(?:/[\w.-]+)+)(?![\w/.-])")
 #: A backticked folder of two segments or more, written with its trailing slash (`pkg/x/`).
 _DIRLIKE = re.compile(r"^(?:\./)?[\w.-]+(?:/[\w.-]+)+/$")
 _NEGATIVE = re.compile(r"\b(?:do not|don't|never|avoid|instead of|not|no longer|remove"
@@ -188,12 +191,14 @@ class _Scan:
 
     def scope_dirs(self) -> list[str]:
         """The folders a scoped rule is about (``applyTo: 'src/standalone/**/*.ts'`` ->
-        ``src/standalone``): its paths may be written from there ("add it to
-        `api/index.ts`")."""
+        ``src/standalone``) or its headings name ("# Frontend Development (js/app/)"): its
+        paths may be written from there ("add it to `api/index.ts`")."""
         if self._scope_dirs is None:
             self._scope_dirs = []
             base = self.root or self.owner_dir
-            for glob in _scopes(self.ctx):
+            named = [m.group(1) for line in _HEADING.findall(self.text, self.start)
+                     for m in _HEADING_DIR.finditer(line)]
+            for glob in [*_scopes(self.ctx), *named]:
                 fixed = []
                 for part in glob.strip().strip("'\"").lstrip("/").split("/"):
                     if any(c in part for c in "*?[]{}!"):
