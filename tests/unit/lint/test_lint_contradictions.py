@@ -11,6 +11,7 @@ import os
 import pytest
 from lintrepo import Repo
 
+from rulelens.lint.checks.contradictions import TextClaims, claims
 from rulelens.lint.session import LintSession
 from rulelens.rules import AgentEnvironment
 
@@ -143,3 +144,29 @@ def test_one_session_answers_as_a_fresh_one_for_each_file(repo: Repo) -> None:
         "apps/web/AGENTS.md": 2, "apps/web/CLAUDE.md": 2, "apps/api/AGENTS.md": 1}, together
     edited = session.lint_text(repo.path("apps/api/AGENTS.md"), "# API\n\nUse pnpm.\n")
     assert [f for f in edited if f.code == "RL406"] == []
+
+
+@pytest.mark.parametrize(("text", "claim"), [
+    ("USE PNPM FOR EVERYTHING.", ("package manager", "pnpm")),  # upper case
+    ("Uſe pnpm for everything.", ("package manager", "pnpm")),  # IGNORECASE: ſ is s
+    ("Alwayſ run `make lint` first.", ("rule: run make lint", "always")),
+    ("İ" * 30 + "\nUse pnpm.\n" + "x" * 10, ("package manager", "pnpm")),  # İ: 2 when lowered
+    ("Intro.\n\n```sh\nnpm i\n```\n\n  Use pnpm for everything.", ("package manager", "pnpm")),
+])
+def test_claims_found_case_insensitively(text: str, claim: tuple[str, str]) -> None:
+    """The line search runs on lowered text; it finds what a case-insensitive reading
+    finds (``ſ`` and ``İ`` included) and skips fences as before."""
+    found = claims(text)
+    assert [(c.subject, c.value) for c in found] == [claim], found
+
+
+def test_body_claims_equal_a_fresh_reading_of_the_body() -> None:
+    """A rule file's body claims are taken from its whole-text reading, unless a fence
+    marker above the body changes how the body reads (then it is read again)."""
+    plain = "---\ndescription: rules\n---\n# R\n\nUse pnpm.\n\n```\nUse npm.\n```\n"
+    fenced = "---\nnote: |\n  ```\n---\n# R\n\nUse pnpm.\n"
+    for text in (plain, fenced):
+        offset = text.index("# R")
+        line = text[:offset].count("\n")
+        assert TextClaims(text).body(line, offset) == claims(text[offset:])
+    assert claims(fenced[fenced.index("# R"):]) != []  # the marker above does not hide it

@@ -132,7 +132,10 @@ def _raw_claims(text: str, fences: list[int]) -> list[Claim]:
     "always" on every line and an action after it on few."""
     out: list[Claim] = []
     low = _lowered(text)
-    found = _CANDIDATE_LOW if any(w in low for w in _NEEDLES) else _RULE_LOW
+    if len(low) != len(text):  # positions must agree (they do with today's Unicode tables)
+        low, found = text, _CANDIDATE
+    else:
+        found = _CANDIDATE_LOW if any(w in low for w in _NEEDLES) else _RULE_LOW
     pos = counted = n = 0
     while (m := found.search(low, pos)) is not None:
         start = text.rfind("\n", 0, m.start()) + 1
@@ -154,7 +157,7 @@ def _raw_claims(text: str, fences: list[int]) -> list[Claim]:
             if any(s.start() <= a < s.end() for a in at):
                 sentence = s.group()
                 if not _SCOPED.search(sentence):
-                    out.extend(_sentence_claims(sentence, n, found is _CANDIDATE_LOW))
+                    out.extend(_sentence_claims(sentence, n, found is not _RULE_LOW))
     return out
 
 
