@@ -30,10 +30,12 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from rulelens.agents.formats import FORMATS
 from rulelens.agents.profiles import PROFILES
 from rulelens.lint.checks.agents import agent_env
 from rulelens.lint.context import Context
 from rulelens.lint.formats import RULE_DIRS
+from rulelens.lint.globs import compile_glob
 from rulelens.lint.model import Range, Related
 
 CODES = ("RL406",)
@@ -72,8 +74,14 @@ _POLARITY = re.compile(r"\b(?:always|never|must|mustn't|don't|do not)\b", re.IGN
 #: Findings per document at most (a file that contradicts a whole rules directory says so
 #: in a few lines, not hundreds).
 _MAX = 5
-#: Folders per session whose every agent's load order is computed (see _loaded_together).
-MAX_FOLDERS = 4
+#: Instruction files a folder's partner listing may hold for every agent's load order to
+#: be computed there (see _loaded_together); past it, Grok's chain alone answers. A bound
+#: on the folder, not on the run, so the findings never depend on `--jobs`.
+MAX_VIEW_FILES = 150
+#: Files of the workspace listing tried for a target that two scoped rules both apply to.
+MAX_TARGETS = 5_000
+#: Format -> the frontmatter key that limits where a rule applies (``applyTo``, ``globs``).
+_SCOPE_KEY = {f.kind: f.scope_key for f in FORMATS if f.scope_key is not None}
 #: Larger texts are not read for claims (bounded work per file; a rule file is short).
 MAX_CLAIM_CHARS = 64 * 1024
 #: Lines worth splitting into sentences: one search per line, most lines have none.
@@ -517,29 +525,85 @@ def _short(text: str, limit: int = 80) -> str:
 
 
 def _loaded_together(ctx: Context, other: _Entry) -> str:
-    """``Grok (AGENTS.md last), Codex CLI (…)`` for each agent whose view, for a file in
-    the document's folder (the deeper one), holds both files; ``""`` when none does."""
+    """``Grok (AGENTS.md last), Codex CLI (…)`` for each agent whose view, for some file
+    of the document's folder (the deeper one), holds both files; ``""`` when none does.
+
+    The views are asked for the document itself; when either file is a scoped rule
+    (``applyTo``, ``globs``, ``paths``) and no view holds both, for a file of the
+    workspace both scopes match (two rules with disjoint scopes never load together)."""
     cwd = ctx.doc.fmt.owner
-    key = ("RL406 orders", cwd)  # any file of the folder: the views differ only in scope
-    cached = ctx.caches.memo.get(key)
-    if cached is None:
-        folders = ctx.caches.memo.get("RL406 folders", 0)
-        assert isinstance(folders, int)
-        ctx.caches.memo["RL406 folders"] = folders + 1
-        # Every agent's view reads every rules directory (~0.25 s for 400 rule files):
-        # past MAX_FOLDERS folders a run names Grok's order only (bench/lint.py's
-        # word-salad tree contradicts itself in all 101 folders).
-        cached = ctx.caches.memo[key] = _orders(ctx, cwd, ctx.doc.path,
-                                                everyone=folders < MAX_FOLDERS)
-    assert isinstance(cached, list)
+    found = _readers(ctx, other, _cached_orders(ctx, cwd, ctx.doc.path))
+    if found or len(_partners(ctx).entries) > MAX_VIEW_FILES:
+        return found  # (past the bound only Grok answers, and Grok has no scopes)
+    target = _shared_target(ctx, other)
+    if target is None:
+        return ""
+    return _readers(ctx, other, _cached_orders(ctx, cwd, target))
+
+
+def _readers(ctx: Context, other: _Entry, orders: list[tuple[str, dict[str, int]]]) -> str:
     mine = ctx.canonical_path
     parts: list[str] = []
-    for display, order in cached:
+    for display, order in orders:
         at, theirs = order.get(mine), order.get(other.real)
         if at is not None and theirs is not None:
             parts.append(f"{display} ({ctx.rel(ctx.doc.path if at > theirs else other.path)}"
                          " last)")
     return ", ".join(parts)
+
+
+def _cached_orders(ctx: Context, cwd: str, target: str) -> list[tuple[str, dict[str, int]]]:
+    """:func:`_orders` once per session, folder and target (for the document itself, any
+    file of the folder: the views differ only in scope)."""
+    key = ("RL406 orders", cwd, None if target == ctx.doc.path else target)
+    cached = ctx.caches.memo.get(key)
+    if cached is None:
+        # Every agent's view reads every rules directory (~60 ms for 400 rule files):
+        # where the folder's listing is larger, Grok's chain alone answers.
+        everyone = len(_partners(ctx).entries) <= MAX_VIEW_FILES
+        cached = ctx.caches.memo[key] = _orders(ctx, cwd, target, everyone=everyone)
+    assert isinstance(cached, list)
+    return cached
+
+
+def _scope(ctx: Context, path: str) -> list[str] | None:
+    """The globs a scoped rule file applies to; ``None`` for a file without a scope key
+    (it loads wherever its folder's files do)."""
+    key = _SCOPE_KEY.get(ctx.caches.format_of(path).kind)
+    if key is None:
+        return None
+    from rulelens.agents.meta import yaml_meta  # only scoped pairs: lint imports no YAML
+
+    fields, _, _ = yaml_meta(ctx.caches.related.get(path, ctx.disk).text)
+    value = fields.get(key)
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return None
+
+
+def _shared_target(ctx: Context, other: _Entry) -> str | None:
+    """A file of the workspace that both files' scopes match (at least one is scoped),
+    or ``None``."""
+    scopes = [g for g in (_scope(ctx, ctx.doc.path), _scope(ctx, other.path)) if g is not None]
+    owner = ctx.doc.fmt.owner
+    if not scopes or ctx.caches.format_of(other.path).owner != owner:
+        return None
+    key = ("RL406 target", owner, tuple(tuple(g) for g in scopes))
+    if key in ctx.caches.memo:
+        found = ctx.caches.memo[key]
+        return found if isinstance(found, str) else None
+    globs = ctx.caches.globs
+    if any(globs.problem(g) is not None for scope in scopes for g in scope):
+        ctx.caches.memo[key] = None
+        return None
+    matchers = [[compile_glob(g) for g in scope] for scope in scopes]
+    listing = globs.listing(owner, MAX_TARGETS)
+    target = next((os.path.join(owner, p) for p in listing.paths
+                   if all(any(m.match(p) for m in scope) for scope in matchers)), None)
+    ctx.caches.memo[key] = target
+    return target
 
 
 def _orders(ctx: Context, cwd: str, deeper: str, everyone: bool = True

@@ -1,0 +1,44 @@
+"""Issue #23 item 3: scoped rule files contradict only where one agent loads both.
+
+Copilot's ``.github/instructions/*.instructions.md`` attach by ``applyTo``; Cursor's
+``.mdc`` rules by ``alwaysApply``/``globs``. Two files whose scopes never meet are never
+loaded together, so opposite advice in them is no contradiction; overlapping scopes are.
+"""
+
+from __future__ import annotations
+
+from lintrepo import Repo
+
+
+def rl406(repo: Repo, rel: str) -> list[str]:
+    return [f.message for f in repo.lint(rel) if f.code == "RL406"]
+
+
+def copilot(apply_to: str, text: str) -> str:
+    return f'---\napplyTo: "{apply_to}"\n---\n# Rule\n\n{text}\n'
+
+
+def test_disjoint_apply_to_is_no_contradiction(repo: Repo) -> None:
+    repo.files({".github/instructions/web.instructions.md": copilot("apps/web/**", "Use npm."),
+                ".github/instructions/api.instructions.md": copilot("apps/api/**", "Use pnpm."),
+                "apps/web/src/a.ts": "", "apps/api/src/b.ts": ""})
+    assert rl406(repo, ".github/instructions/web.instructions.md") == []
+    assert rl406(repo, ".github/instructions/api.instructions.md") == []
+
+
+def test_overlapping_apply_to_contradicts_for_copilot(repo: Repo) -> None:
+    repo.files({".github/instructions/all.instructions.md": copilot("**", "Use pnpm."),
+                ".github/instructions/web.instructions.md": copilot("apps/web/**", "Use npm."),
+                "apps/web/src/a.ts": ""})
+    found = (rl406(repo, ".github/instructions/web.instructions.md")
+             + rl406(repo, ".github/instructions/all.instructions.md"))
+    assert len(found) == 1, found  # once, not once per file
+    assert "Copilot" in found[0] and "package manager" in found[0], found
+
+
+def test_two_always_applied_cursor_rules_contradict(repo: Repo) -> None:
+    head = "---\ndescription: x\nalwaysApply: true\n---\n"
+    repo.files({".cursor/rules/a.mdc": head + "# A\n\nTests use vitest.\n",
+                ".cursor/rules/b.mdc": head + "# B\n\nWe use jest for tests.\n"})
+    found = rl406(repo, ".cursor/rules/a.mdc") + rl406(repo, ".cursor/rules/b.mdc")
+    assert len(found) == 1 and "Cursor" in found[0] and "test runner" in found[0], found
