@@ -369,12 +369,13 @@ CHECKS: tuple[Check, ...] = (
        " names, such as `CLAUDE.md -> AGENTS.md`, is one file), naming both files and lines"
        " and, for every agent whose model loads both for a file in the deeper folder, which"
        " one it sees last (deeper last for Grok and Codex; OpenCode merges deepest first;"
-       " Zed reads one file, so never both). Sibling folders and files no agent loads"
-       " together are not compared; scoped wording (\"npm for the docs site, pnpm"
-       " elsewhere\", \"when\", \"unless\", \"only\") claims nothing. Bounded work: at most"
-       " five findings per file, texts over 64 KiB are not read for claims, and a run"
-       " computes every agent's order for the first four folders with a contradiction"
-       " (later ones name Grok's order).",
+       " Zed reads one file, so never both). Two scoped rules (`applyTo`, `globs`, `paths`)"
+       " are compared for a workspace file both scopes match. Sibling folders, disjoint"
+       " scopes and files no agent loads together are not compared; scoped wording (\"npm"
+       " for the docs site, pnpm elsewhere\", \"when\", \"unless\", \"only\") claims nothing."
+       " Bounded work: at most five findings per file, texts over 64 KiB are not read for"
+       " claims, and where a folder's files and its ancestors' number over 150, Grok's chain"
+       " alone names the order (every agent's view would read them all).",
        ("issue #23 (two .claude/rules files with MUST / MUST NOT that deadlock the agent)",
         "rulelens.agents views (load order per agent)", "skillsaw contradictions"), False,
        bad="AGENTS.md: Use pnpm for everything.\napps/web/AGENTS.md: Always use npm here.",
