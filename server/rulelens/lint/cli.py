@@ -179,6 +179,8 @@ def _run(args: argparse.Namespace) -> int:
         found, seen = lint_files(linter, todo, jobs)
         per_file.update(zip(todo, found, strict=True))
         problems.update(seen)
+        if results is not None:
+            results.save(files)
     findings = [x for f in files for x in per_file[f]]
     if not args.hints:
         findings = [f for f in findings if f.severity != "hint"]
@@ -239,7 +241,8 @@ def _results(args: argparse.Namespace, environ: dict[str, str],
     if any(mtime < 0 for _, mtime in walked):
         return None
     options = f"hints={args.hints};agent={args.agent}"
-    return ResultCache(cache_dir(environ), options, environ, tree_signature(walked))
+    key = "\0".join(sorted(os.path.abspath(p) for p in args.paths))
+    return ResultCache(cache_dir(environ), options, environ, tree_signature(walked), key)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -47,7 +47,7 @@ def tree(repo: Repo) -> Repo:
 def test_warm_run_equals_cold_run_and_is_stored_outside_the_repository(tree: Repo) -> None:
     cold = lint(tree)
     assert ("apps/web/AGENTS.md", "RL506") in pairs(cold)
-    assert os.listdir(os.path.join(tree.home, "cache", "rulelens", "lint-v2"))
+    assert os.listdir(os.path.join(tree.home, "cache", "rulelens", "lint-v3"))
     assert lint(tree) == cold == lint(tree, "--no-cache")
     untracked = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=tree.root,
                                capture_output=True, text=True).stdout
