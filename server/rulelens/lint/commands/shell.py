@@ -9,6 +9,7 @@ not to run ("do not run `make x`", a fence after "Wrong:") is left out.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ _WORD = re.compile(r"\"[^\"]*\"|'[^']*'|\S+")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _PREFIXES = frozenset({"sudo", "time", "env", "exec", "command", "nohup", "xargs"})
 _REMOTE = frozenset({"docker", "podman", "ssh", "kubectl", "vagrant", "gh"})
+_CD_LINE = re.compile(r"^\s*(?:cd|pushd)\s+(\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*$")
 _PROMPT = re.compile(r"^(?:\$|>|%|#\s*\$|PS>)\s+")
 #: A word that stands for something the reader fills in.
 _PLACEHOLDER = re.compile(r"[<>{}\[\]$*…|]|\.\.\.|^[A-Z][A-Z0-9_-]*$|(?:Here|Name|Your|your)"
@@ -85,6 +87,10 @@ def invocations(text: str, start: int, blocks: list[tuple[int, int]]) -> Iterato
         if NEGATIVE.search(before):
             continue
         pos = a
+        # A `cd DIR` line moves the lines after it in the same block, as in a shell
+        # session (`cd packages/dev-server` then `npm run dev`); `None` after a `cd` to
+        # somewhere unknown (`cd $DIR`): those lines are left out.
+        here: str | None = ""
         for line in text[a:b].split("\n"):
             stripped = line.lstrip()
             lead = len(line) - len(stripped)
@@ -95,8 +101,17 @@ def invocations(text: str, start: int, blocks: list[tuple[int, int]]) -> Iterato
             if stripped and not stripped.startswith("#"):
                 body = stripped.split(" #", 1)[0]
                 comment = stripped[len(body):]
-                if not NEGATIVE.search(comment):
-                    yield from _split(body, pos + lead, True, pos, True)
+                moved = _CD_LINE.match(body)
+                if moved:
+                    here = _moved(here, moved.group(1).strip("\"'"))
+                elif here is not None and not NEGATIVE.search(comment):
+                    for inv in _split(body, pos + lead, True, pos, True):
+                        if not here:
+                            yield inv
+                            continue
+                        cd = _moved(here, inv.cd) if inv.cd else here
+                        if cd is not None:
+                            yield dataclasses.replace(inv, cd=cd)
             pos += len(line) + 1
     inside = _Inside(blocks)
     pos = start
@@ -140,6 +155,16 @@ def caption(text: str, block_start: int) -> str:
         if line.strip():
             return line
     return ""
+
+
+def _moved(here: str | None, target: str) -> str | None:
+    """Where ``cd target`` leads from ``here`` (``""``: where the block runs); ``None``
+    for a target that is a placeholder (`cd $DIR`: unknown)."""
+    if here is None or placeholder(target):
+        return None
+    if target.startswith(("/", "~")) or not here:
+        return target
+    return f"{here}/{target}"
 
 
 def _split(command: str, base: int, code: bool, line_start: int, fenced: bool
