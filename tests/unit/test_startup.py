@@ -165,3 +165,82 @@ def test_initialize_is_answered_before_any_of_rulelens_own_modules_load(tmp_path
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+DATACLASS = """
+from dataclasses import dataclass, field
+@dataclass(frozen=True)
+class Pair:
+    x: int
+    y: list[int] = field(default_factory=list)
+"""
+
+
+def _dataclass_with_cache(path: Path) -> tuple[type, startup.DataclassCodeCache]:
+    import types
+
+    cache = startup.DataclassCodeCache(str(path))
+    module = types.ModuleType("probe_module")  # dataclasses looks its class's module up
+    sys.modules["probe_module"] = module
+    try:
+        with cache.active():
+            exec(DATACLASS, vars(module))
+    finally:
+        del sys.modules["probe_module"]
+    pair = vars(module)["Pair"]
+    assert isinstance(pair, type)
+    return pair, cache
+
+
+def test_dataclass_code_is_written_per_module_then_read_back(tmp_path: Path) -> None:
+    import dataclasses
+
+    folder = tmp_path / "dc"
+    first, cache = _dataclass_with_cache(folder)
+    assert cache.added["probe_module"] and (folder / "probe_module.marshal").is_file()
+    assert oct((folder / "probe_module.marshal").stat().st_mode & 0o777) == "0o600"
+    second, again = _dataclass_with_cache(folder)
+    assert not again.added and again.known["probe_module"]  # every method came from disk
+    assert second(1) == second(1, []) and second(1) != second(2)
+    assert repr(second(1, [2])) == repr(first(1, [2])) == "Pair(x=1, y=[2])"
+    assert second.__init__.__code__.co_code == first.__init__.__code__.co_code
+    assert "exec" not in vars(dataclasses)  # the hook is gone after the block
+
+
+def test_a_foreign_or_corrupt_dataclass_cache_is_ignored(tmp_path: Path) -> None:
+    folder = tmp_path / "dc"
+    folder.mkdir()
+    bad = folder / "probe_module.marshal"
+    bad.write_bytes(b"not marshal data")
+    pair, cache = _dataclass_with_cache(folder)
+    assert cache.added and pair(1) == pair(1)
+    os.chmod(bad, 0o666)  # others may write it: never executed
+    assert startup.DataclassCodeCache(str(folder))._load("probe_module") == {}
+
+
+def test_lint_reads_its_dataclasses_from_the_cache(tmp_path: Path) -> None:
+    """`rulelens lint` writes the cache on its first run and compiles nothing the next."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    (tmp_path / "AGENTS.md").write_text("# Rules\n\nRun the tests.\n")
+    probe = ("import runpy, sys, builtins\n"
+             "sys.argv = ['rulelens', 'lint', '--no-cache', sys.argv[1]]\n"
+             "compiled = []\n"
+             "real = builtins.compile\n"
+             "def spy(src, *a, **k):\n"
+             "    compiled.append(src if isinstance(src, str) else '')\n"
+             "    return real(src, *a, **k)\n"
+             "import rulelens.startup as s\n"
+             "s.compile = spy\n"
+             "try: runpy.run_module('rulelens', run_name='__main__')\n"
+             "except SystemExit: pass\n"
+             "print(sum('__create_fn__' in c for c in compiled), file=sys.stderr)\n")
+
+    def run() -> int:
+        proc = subprocess.run([sys.executable, "-c", probe, str(tmp_path)], env=env,
+                              capture_output=True, text=True, timeout=120)
+        return int(proc.stderr.strip().splitlines()[-1])
+
+    assert run() > 20  # the linter's dataclasses, compiled once
+    (folder,) = (tmp_path / "cache" / "rulelens" / "startup").glob("dataclass-code-*")
+    assert any(p.name.startswith("rulelens.lint") for p in folder.iterdir())
+    assert run() == 0  # read back, nothing compiled
