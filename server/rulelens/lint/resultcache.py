@@ -147,7 +147,7 @@ class ResultCache:
 
     def _combined(self, paths: list[str]) -> str:
         """One digest of the paths and their files' digests (two joins and one hash, not
-        one hash update per path: the root bench tree.s 275 sets, 41 ms -> 10 ms)."""
+        one hash update per path: the root bench tree's 275 sets, 41 ms -> 10 ms)."""
         hashes = self.hashes
         digests = [hashes.get(p) or self.digest(p) for p in paths]
         h = blake3.blake3("\0".join(paths).encode("utf-8", "surrogateescape"))
