@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import gc
 import os
 import sys
@@ -126,6 +125,8 @@ def _fix(linter: LintSession, files: list[str], write: bool, base: str) -> tuple
             print(f"rulelens: {note}", file=sys.stderr)
         changed += 1
         if not write:
+            import difflib  # --diff only
+
             name = output.display_path(f, base)
             sys.stdout.writelines(difflib.unified_diff(
                 before.splitlines(keepends=True), after.splitlines(keepends=True),
