@@ -120,20 +120,8 @@ class GeneratedCodeCache:
         self.added: dict[bytes, types.CodeType] = {}
 
     def _load(self) -> dict[bytes, types.CodeType]:
-        import marshal
-
         assert self.path is not None
-        try:
-            with self.path.open("rb") as fh:
-                st = os.fstat(fh.fileno())
-                if not _trusted(st):
-                    return {}
-                data = marshal.load(fh)
-        except (OSError, EOFError, ValueError, TypeError):
-            return {}
-        if not isinstance(data, dict):
-            return {}
-        return {k: v for k, v in data.items()
+        return {k: v for k, v in _read_marshal(str(self.path)).items()
                 if isinstance(k, bytes) and isinstance(v, types.CodeType)}
 
     @contextmanager
@@ -217,18 +205,7 @@ class DataclassCodeCache:
         return os.path.join(self.path, module.replace(os.sep, "_") + ".marshal")
 
     def _load(self, module: str) -> dict[_Key, types.CodeType]:
-        import marshal
-
-        try:
-            with open(self._file(module), "rb") as fh:
-                if not _trusted(os.fstat(fh.fileno())):
-                    return {}
-                data = marshal.load(fh)
-        except (OSError, EOFError, ValueError, TypeError):
-            return {}
-        if not isinstance(data, dict):
-            return {}
-        return {k: v for k, v in data.items()
+        return {k: v for k, v in _read_marshal(self._file(module)).items()
                 if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], int)
                 and isinstance(k[1], str) and isinstance(v, types.CodeType)}
 
@@ -304,6 +281,21 @@ def _future_flags(namespace: Mapping[str, object]) -> int:
         if namespace.get(name) is feature:
             flags |= feature.compiler_flag
     return flags
+
+
+def _read_marshal(path: str) -> dict[object, object]:
+    """The dict a cache file holds; ``{}`` when it is missing, unreadable, not a dict, or
+    not trusted (:func:`_trusted`)."""
+    import marshal
+
+    try:
+        with open(path, "rb") as fh:
+            if not _trusted(os.fstat(fh.fileno())):
+                return {}
+            data = marshal.load(fh)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _trusted(st: os.stat_result) -> bool:
