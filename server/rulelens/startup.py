@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] in (["lint"], ["explain"]):
         # CI and pre-commit hooks start `lint` once per run: only the linter is imported,
         # with its dataclasses' generated methods read from the cache.
-        with DataclassCodeCache(dataclass_cache_file()).active():
+        with DataclassCodeCache().active():
             from rulelens.lint.cli import main as lint_main
 
             return lint_main(args)
@@ -170,12 +170,14 @@ class GeneratedCodeCache:
             return
 
 
-def dataclass_cache_file() -> str:
-    """One folder per Python build, in RuleLens' user cache dir (``$XDG_CACHE_HOME``): the
-    code is keyed by its source text, so only the compiler's version names it."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def dataclass_code_file(module_file: str) -> str:
+    """Where the dataclass code of the module at ``module_file`` is kept: beside its
+    bytecode, ``__pycache__/<name>.dataclasses.<tag>-<version>.marshal`` (the code belongs
+    to the installed module and lives as long as its ``.pyc``)."""
+    base = os.path.splitext(os.path.basename(module_file))[0]
     tag = sys.implementation.cache_tag or "python"
-    return os.path.join(base, "rulelens", "startup", f"dataclass-code-{tag}-{sys.hexversion:x}")
+    return os.path.join(os.path.dirname(module_file), "__pycache__",
+                        f"{base}.dataclasses.{tag}-{sys.hexversion:x}.marshal")
 
 
 _Key = tuple[int, str]
@@ -184,10 +186,11 @@ _Key = tuple[int, str]
 class DataclassCodeCache:
     """While active, the methods ``dataclasses`` writes as source text (``__init__``,
     ``__repr__``, ``__eq__``, ``__hash__``, ...) are compiled once and then read from a
-    file per module in the folder ``path``: a third of the linter's import (39 of 124 ms,
-    334 ``exec`` calls; a cold one-file `rulelens lint`: 155 -> 113 ms, fastest of 25).
-    A module's file is read when its first dataclass is made, so a run that imports a few
-    modules reads only theirs.
+    file beside each module's bytecode (:func:`dataclass_code_file`): a third of the
+    linter's import (39 of 124 ms, 334 ``exec`` calls; a cold one-file `rulelens lint`:
+    155 -> 113 ms, fastest of 25). A module's file is read when its first dataclass is
+    made, and written, as Python writes a ``.pyc``, only where its ``__pycache__`` is
+    writable and bytecode writing is on (``PYTHONDONTWRITEBYTECODE`` unset).
 
     ``dataclasses`` runs ``exec(text, globals, ns)``; a module global named ``exec``
     shadows the builtin for that module only. The cached code is what ``compile`` makes of
@@ -195,31 +198,30 @@ class DataclassCodeCache:
     version writes its methods otherwise, the hook is simply never called.
     """
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self) -> None:
+        #: Cache file -> the code it holds (read once) / the code this run added.
         self.known: dict[str, dict[_Key, types.CodeType]] = {}
         self.added: dict[str, dict[_Key, types.CodeType]] = {}
         self.pid = os.getpid()  # a forked lint worker never writes
 
-    def _file(self, module: str) -> str:
-        return os.path.join(self.path, module.replace(os.sep, "_") + ".marshal")
-
-    def _load(self, module: str) -> dict[_Key, types.CodeType]:
-        return {k: v for k, v in _read_marshal(self._file(module)).items()
+    @staticmethod
+    def _load(path: str) -> dict[_Key, types.CodeType]:
+        return {k: v for k, v in _read_marshal(path).items()
                 if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], int)
                 and isinstance(k[1], str) and isinstance(v, types.CodeType)}
 
-    def code(self, module: str, flags: int, source: str) -> types.CodeType:
-        """The compiled ``source`` of a dataclass of ``module``."""
-        known = self.known.get(module)
+    def code(self, module_file: str, flags: int, source: str) -> types.CodeType:
+        """The compiled ``source`` of a dataclass of the module at ``module_file``."""
+        path = dataclass_code_file(module_file)
+        known = self.known.get(path)
         if known is None:
-            known = self.known[module] = self._load(module)
+            known = self.known[path] = self._load(path)
         key = (flags, source)
         found = known.get(key)
         if found is None:
             found = known[key] = compile(source, "<string>", "exec", flags=flags,
                                          dont_inherit=True)
-            self.added.setdefault(module, {})[key] = found
+            self.added.setdefault(path, {})[key] = found
         return found
 
     @contextmanager
@@ -234,11 +236,11 @@ class DataclassCodeCache:
 
         def cached_exec(source: str | types.CodeType, globs: dict[str, Any] | None = None,
                         locs: Mapping[str, object] | None = None) -> None:
-            module = globs.get("__name__") if globs is not None else None
-            if not isinstance(source, str) or not isinstance(module, str):
+            module_file = globs.get("__file__") if globs is not None else None
+            if not isinstance(source, str) or not isinstance(module_file, str):
                 exec(source, globs, locs)  # as given
                 return
-            exec(self.code(module, flags, source), globs, locs)  # what dataclasses wrote
+            exec(self.code(module_file, flags, source), globs, locs)  # what dataclasses wrote
 
         namespace["exec"] = cached_exec
         try:
@@ -250,19 +252,18 @@ class DataclassCodeCache:
     def _save(self) -> None:
         import marshal
 
-        if os.getpid() != self.pid:
+        if os.getpid() != self.pid or sys.dont_write_bytecode:
             return
-        for module, added in self.added.items():
-            target = self._file(module)
+        for path in self.added:
             try:
-                os.makedirs(self.path, exist_ok=True)
-                tmp = f"{target}.{os.getpid()}.tmp"
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                tmp = f"{path}.{os.getpid()}.tmp"
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 with os.fdopen(fd, "wb") as fh:
-                    marshal.dump(self.known.get(module, added), fh)
-                os.replace(tmp, target)
+                    marshal.dump(self.known[path], fh)
+                os.replace(tmp, path)
             except OSError:
-                return
+                continue  # not writable (a system install): compiled each run, as before
 
 
 def _attrs_make_module() -> types.ModuleType | None:

@@ -176,11 +176,12 @@ class Pair:
 """
 
 
-def _dataclass_with_cache(path: Path) -> tuple[type, startup.DataclassCodeCache]:
+def _dataclass_with_cache(folder: Path) -> tuple[type, startup.DataclassCodeCache]:
     import types
 
-    cache = startup.DataclassCodeCache(str(path))
+    cache = startup.DataclassCodeCache()
     module = types.ModuleType("probe_module")  # dataclasses looks its class's module up
+    module.__file__ = str(folder / "probe_module.py")
     sys.modules["probe_module"] = module
     try:
         with cache.active():
@@ -192,40 +193,56 @@ def _dataclass_with_cache(path: Path) -> tuple[type, startup.DataclassCodeCache]
     return pair, cache
 
 
-def test_dataclass_code_is_written_per_module_then_read_back(tmp_path: Path) -> None:
+def _code_file(folder: Path) -> Path:
+    return Path(startup.dataclass_code_file(str(folder / "probe_module.py")))
+
+
+def test_dataclass_code_is_written_beside_the_bytecode_then_read_back(
+        tmp_path: Path, monkeypatch: Any) -> None:
     import dataclasses
 
-    folder = tmp_path / "dc"
-    first, cache = _dataclass_with_cache(folder)
-    assert cache.added["probe_module"] and (folder / "probe_module.marshal").is_file()
-    assert oct((folder / "probe_module.marshal").stat().st_mode & 0o777) == "0o600"
-    second, again = _dataclass_with_cache(folder)
-    assert not again.added and again.known["probe_module"]  # every method came from disk
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    first, cache = _dataclass_with_cache(tmp_path)
+    path = _code_file(tmp_path)
+    assert cache.added and path.is_file() and path.parent.name == "__pycache__"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    second, again = _dataclass_with_cache(tmp_path)
+    assert not again.added and again.known[str(path)]  # every method came from disk
     assert second(1) == second(1, []) and second(1) != second(2)
     assert repr(second(1, [2])) == repr(first(1, [2])) == "Pair(x=1, y=[2])"
     assert second.__init__.__code__.co_code == first.__init__.__code__.co_code
     assert "exec" not in vars(dataclasses)  # the hook is gone after the block
 
 
-def test_a_foreign_or_corrupt_dataclass_cache_is_ignored(tmp_path: Path) -> None:
-    folder = tmp_path / "dc"
-    folder.mkdir()
-    bad = folder / "probe_module.marshal"
+def test_no_dataclass_code_is_written_when_bytecode_writing_is_off(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    pair, cache = _dataclass_with_cache(tmp_path)
+    assert cache.added and pair(1) == pair(1) and not _code_file(tmp_path).exists()
+
+
+def test_a_foreign_or_corrupt_dataclass_cache_is_ignored(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    bad = _code_file(tmp_path)
+    bad.parent.mkdir()
     bad.write_bytes(b"not marshal data")
-    pair, cache = _dataclass_with_cache(folder)
+    pair, cache = _dataclass_with_cache(tmp_path)
     assert cache.added and pair(1) == pair(1)
     os.chmod(bad, 0o666)  # others may write it: never executed
-    assert startup.DataclassCodeCache(str(folder))._load("probe_module") == {}
+    assert startup.DataclassCodeCache._load(str(bad)) == {}
 
 
 def test_lint_reads_its_dataclasses_from_the_cache(tmp_path: Path) -> None:
-    """`rulelens lint` writes the cache on its first run and compiles nothing the next."""
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    """`rulelens lint` (bytecode writing on) keeps the code beside the linter's bytecode
+    and compiles none of it on the next run."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
     (tmp_path / "AGENTS.md").write_text("# Rules\n\nRun the tests.\n")
-    probe = ("import runpy, sys, builtins\n"
+    probe = ("import runpy, sys\n"
              "sys.argv = ['rulelens', 'lint', '--no-cache', sys.argv[1]]\n"
              "compiled = []\n"
-             "real = builtins.compile\n"
+             "real = compile\n"
              "def spy(src, *a, **k):\n"
              "    compiled.append(src if isinstance(src, str) else '')\n"
              "    return real(src, *a, **k)\n"
@@ -240,7 +257,8 @@ def test_lint_reads_its_dataclasses_from_the_cache(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=120)
         return int(proc.stderr.strip().splitlines()[-1])
 
-    assert run() > 20  # the linter's dataclasses, compiled once
-    (folder,) = (tmp_path / "cache" / "rulelens" / "startup").glob("dataclass-code-*")
-    assert any(p.name.startswith("rulelens.lint") for p in folder.iterdir())
+    run()  # compiles what no earlier run left
+    import rulelens.lint.model
+
+    assert Path(startup.dataclass_code_file(rulelens.lint.model.__file__)).is_file()
     assert run() == 0  # read back, nothing compiled
