@@ -80,15 +80,23 @@ class LintConfig:
 DEFAULT = LintConfig()
 
 
+#: The files a repository's configuration is read from, the first found winning.
+CONFIG_FILES = (".rulelens.toml", "pyproject.toml")
+
+
+def config_paths(repo_root: str) -> list[str]:
+    """Where :func:`load_config` looks for a repository root's configuration."""
+    return [os.path.join(repo_root, name) for name in CONFIG_FILES]
+
+
 def load_config(repo_root: str) -> LintConfig:
     """The configuration for a repository root (``.rulelens.toml`` wins over pyproject)."""
-    dot = os.path.join(repo_root, ".rulelens.toml")
+    dot, pyproject = config_paths(repo_root)
     if os.path.isfile(dot):
         data, problem = _read_toml(dot)
         if problem:
             return LintConfig(source=dot, problems=(problem,))
         return from_mapping(data, dot)
-    pyproject = os.path.join(repo_root, "pyproject.toml")
     if os.path.isfile(pyproject):
         data, problem = _read_toml(pyproject)
         if problem:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from rulelens.agents import safeio
 from rulelens.lint.caches import LintCaches
-from rulelens.lint.config import LintConfig, load_config
+from rulelens.lint.config import CONFIG_FILES, LintConfig, config_paths, load_config
 from rulelens.lint.disk import Disk, Snapshot
 from rulelens.lint.engine import lint_document
 from rulelens.lint.fixes import FixError, apply_text_edits
@@ -61,8 +61,7 @@ class LintSession:
             self.caches.disk = Snapshot()
         self.resolver.invalidate(listed)
         self.caches.invalidate(listed)
-        if listed is None or any(os.path.basename(p) in (".rulelens.toml", "pyproject.toml")
-                                 for p in listed):
+        if listed is None or any(os.path.basename(p) in CONFIG_FILES for p in listed):
             self.configs.clear()
             self.roots.clear()
 
@@ -71,12 +70,7 @@ class LintSession:
         ``path`` is a directory, when the caller knows)."""
         if is_dir is None:
             is_dir = os.path.isdir(path)
-        start = path if is_dir else os.path.dirname(path)
-        root = self.roots.get(start)
-        if root is None:
-            root = self.resolver.git_root(
-                self.resolver.canonical_dir(os.path.abspath(start))) or start
-            self.roots[start] = root
+        root = self.root_of(path if is_dir else os.path.dirname(path))
         found = self.configs.get(root)
         if found is None:
             found = load_config(root)
@@ -85,6 +79,15 @@ class LintSession:
                 found = dataclasses.replace(found, disabled=found.disabled | hints)
             self.configs[root] = found
         return found
+
+    def root_of(self, directory: str) -> str:
+        """The repository root holding ``directory`` (itself outside a repository)."""
+        root = self.roots.get(directory)
+        if root is None:
+            root = self.resolver.git_root(
+                self.resolver.canonical_dir(os.path.abspath(directory))) or directory
+            self.roots[directory] = root
+        return root
 
     @property
     def problems(self) -> list[str]:
@@ -114,10 +117,8 @@ class LintSession:
         self.caches.deps.clear()
         found = self._lint_disk(path)
         config = self.config_for(path, False)
-        root = self.roots[os.path.dirname(path)]
         chain = [f.path for f in self.chain_for(path).files]
-        chain += [os.path.join(root, ".rulelens.toml"), os.path.join(root, "pyproject.toml"),
-                  self.env.config_path]
+        chain += [*config_paths(self.root_of(os.path.dirname(path))), self.env.config_path]
         results.put(path, [chain, self.caches.deps - {path, *chain}], found, config.problems)
         return found
 
