@@ -96,7 +96,6 @@ class ResultCache:
 
     def __init__(self, directory: str, options: str, env: Mapping[str, str],
                  tree: str | None, key: str = "") -> None:
-        self.directory = directory
         self.tree = tree
         wanted = sorted((k, v) for k, v in env.items() if k.startswith(_ENV_PREFIXES))
         self.salt = blake3.blake3(json.dumps(
@@ -104,7 +103,7 @@ class ResultCache:
         name = blake3.blake3(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         self.path = os.path.join(directory, "runs", name + ".json")
         self.hashes: dict[str, str] = {}
-        #: Set id -> its paths (stored) and its combined digest now (memo).
+        #: Set id -> its paths (as stored), and -> its combined digest now (memo).
         self.set_paths: dict[str, list[str]] = {}
         self.sets: dict[str, str | None] = {}
         #: Path -> its stored entry: those read at the start, then those this run made.
@@ -112,8 +111,8 @@ class ResultCache:
         #: Entries this process made (a forked worker hands them to its parent).
         self.made: dict[str, dict[str, Any]] = {}
         self.made_sets: dict[str, list[str]] = {}
+        #: A dependency group as given -> its set id (the same chain, file after file).
         self.ids: dict[tuple[str, ...], str] = {}
-        self.hits = self.misses = 0
         self._load()
 
     def _load(self) -> None:
@@ -165,7 +164,6 @@ class ResultCache:
         """The stored result for ``path`` if nothing it depends on changed."""
         entry = self.entries.get(path)
         if entry is None:
-            self.misses += 1
             return None
         sets = entry.get("sets") if isinstance(entry, dict) else None
         ok = (isinstance(sets, list) and entry.get("file") == self.digest(path)
@@ -179,9 +177,7 @@ class ResultCache:
                 ok = False
         if not ok:
             del self.entries[path]
-            self.misses += 1
             return None
-        self.hits += 1
         return found
 
     def put(self, path: str, deps: Iterable[Iterable[str]], findings: list[Finding],
@@ -215,6 +211,7 @@ class ResultCache:
         """Entries a forked worker made (:meth:`handed`), kept as if made here."""
         entries, sets = made
         self.entries.update(entries)
+        self.made.update(entries)
         self.set_paths.update(sets)
 
     def handed(self) -> Handed:
@@ -223,8 +220,8 @@ class ResultCache:
 
     def save(self, paths: Iterable[str]) -> None:
         """Write the store for the run's files ``paths`` (entries of other files are
-        dropped: the run is over the same paths every time), if anything was made."""
-        if self.tree is None or not (self.made or self.misses):
+        dropped: the run is over the same paths every time), if this run made entries."""
+        if self.tree is None or not self.made:
             return
         keep = {p: self.entries[p] for p in paths if p in self.entries}
         used = {x[0] for e in keep.values() for x in e.get("sets", ())
