@@ -9,7 +9,6 @@ not to run ("do not run `make x`", a fence after "Wrong:") is left out.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -105,13 +104,7 @@ def invocations(text: str, start: int, blocks: list[tuple[int, int]]) -> Iterato
                 if moved:
                     here = _moved(here, moved.group(1).strip("\"'"))
                 elif here is not None and not NEGATIVE.search(comment):
-                    for inv in _split(body, pos + lead, True, pos, True):
-                        if not here:
-                            yield inv
-                            continue
-                        cd = _moved(here, inv.cd) if inv.cd else here
-                        if cd is not None:
-                            yield dataclasses.replace(inv, cd=cd)
+                    yield from _split(body, pos + lead, True, pos, True, here or None)
             pos += len(line) + 1
     inside = _Inside(blocks)
     pos = start
@@ -167,9 +160,10 @@ def _moved(here: str | None, target: str) -> str | None:
     return f"{here}/{target}"
 
 
-def _split(command: str, base: int, code: bool, line_start: int, fenced: bool
-           ) -> Iterator[Invocation]:
-    cd: str | None = None
+def _split(command: str, base: int, code: bool, line_start: int, fenced: bool,
+           cd: str | None = None) -> Iterator[Invocation]:
+    """The simple commands of one line; ``cd``: where an earlier `cd` line of its block
+    moved it (relative to where the block runs)."""
     pos = 0
     for m in [*list(_SEPARATOR.finditer(command)), None]:
         end = m.start() if m is not None else len(command)
@@ -185,11 +179,8 @@ def _split(command: str, base: int, code: bool, line_start: int, fenced: bool
         if words[0].text in _REMOTE:
             return  # runs in a container or on another machine
         if words[0].text in ("cd", "pushd"):
-            if len(words) > 1 and not placeholder(words[1].text):
-                target = words[1].text
-                cd = target if cd is None or target.startswith(("/", "~")) else \
-                    f"{cd}/{target}"
-            else:
+            cd = _moved(cd or "", words[1].text) if len(words) > 1 else None
+            if cd is None:
                 return  # `cd $DIR`: where the rest runs is unknown
             continue
         yield Invocation(tuple(words), cd, code, fenced, line_start)
