@@ -155,19 +155,8 @@ class GeneratedCodeCache:
         return compile_and_eval
 
     def _save(self) -> None:
-        import marshal
-        import tempfile
-
-        if not self.added or self.path is None:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".attrs-code-")
-            with os.fdopen(fd, "wb") as fh:
-                marshal.dump({**self.known, **self.added}, fh)
-            os.replace(tmp, self.path)
-        except OSError:
-            return
+        if self.added and self.path is not None:
+            _write_marshal(str(self.path), {**self.known, **self.added})
 
 
 def dataclass_code_file(module_file: str) -> str:
@@ -250,20 +239,11 @@ class DataclassCodeCache:
             self._save()
 
     def _save(self) -> None:
-        import marshal
-
         if os.getpid() != self.pid or sys.dont_write_bytecode:
             return
         for path in self.added:
-            try:
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                tmp = f"{path}.{os.getpid()}.tmp"
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                with os.fdopen(fd, "wb") as fh:
-                    marshal.dump(self.known[path], fh)
-                os.replace(tmp, path)
-            except OSError:
-                continue  # not writable (a system install): compiled each run, as before
+            # Not writable (a system install): compiled each run, as before.
+            _write_marshal(path, self.known[path])
 
 
 def _attrs_make_module() -> types.ModuleType | None:
@@ -297,6 +277,22 @@ def _read_marshal(path: str) -> dict[object, object]:
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _write_marshal(path: str, data: dict[Any, Any]) -> None:
+    """``data`` to ``path`` atomically (a private temporary file, then a rename), readable
+    by this user only; a file that cannot be written is left as it was."""
+    import marshal
+    import tempfile
+
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".code-")
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump(data, fh)
+        os.replace(tmp, path)
+    except OSError:
+        return
 
 
 def _trusted(st: os.stat_result) -> bool:
