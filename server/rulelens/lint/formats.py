@@ -20,7 +20,7 @@ from rulelens.agents.formats import (
 )
 
 __all__ = ["CLAUDE_NAMED", "CLINE_DIR", "GROK_RULE_DIRS", "LEGACY_FILES", "NAMED_FILES",
-           "RULE_DIRS", "FileFormat", "FormatKind", "classify", "is_instruction_file"]
+           "RULE_DIRS", "SCOPE_KEY", "FileFormat", "FormatKind", "classify", "is_instruction_file"]
 
 #: Cline's rules directory (``.clinerules`` is also its older single-file form).
 CLINE_DIR = ".clinerules"
@@ -28,6 +28,8 @@ CLINE_DIR = ".clinerules"
 CLINE_NOT_RULES = frozenset({"workflows", "hooks", "skills"})
 #: Rules directories Grok itself reads (direct children only).
 GROK_RULE_DIRS = frozenset(f.kind for f in FORMATS if f.read_by_grok)
+#: Format -> the frontmatter key that limits where its rules apply (``applyTo``, ``globs``).
+SCOPE_KEY = {f.kind: f.scope_key for f in FORMATS if f.scope_key is not None}
 _NAMED_LOWER = {n.lower() for n in NAMED_FILES}
 
 

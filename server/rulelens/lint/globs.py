@@ -185,6 +185,16 @@ def split_comma(value: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def glob_list(value: object) -> list[str]:
+    """The globs of a scope value: a comma-separated string (:func:`split_comma`) or a list
+    of strings (other items skipped); nothing for any other value."""
+    if isinstance(value, str):
+        return split_comma(value)
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
 @dataclass
 class _Listing:
     paths: tuple[str, ...]

@@ -30,12 +30,11 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rulelens.agents.formats import FORMATS
 from rulelens.agents.profiles import PROFILES
 from rulelens.lint.checks.agents import agent_env
 from rulelens.lint.context import Context
-from rulelens.lint.formats import RULE_DIRS
-from rulelens.lint.globs import compile_glob
+from rulelens.lint.formats import RULE_DIRS, SCOPE_KEY
+from rulelens.lint.globs import compile_glob, glob_list
 from rulelens.lint.model import Range, Related
 
 CODES = ("RL406",)
@@ -80,8 +79,6 @@ _MAX = 5
 MAX_VIEW_FILES = 150
 #: Files of the workspace listing tried for a target that two scoped rules both apply to.
 MAX_TARGETS = 5_000
-#: Format -> the frontmatter key that limits where a rule applies (``applyTo``, ``globs``).
-_SCOPE_KEY = {f.kind: f.scope_key for f in FORMATS if f.scope_key is not None}
 #: Larger texts are not read for claims (bounded work per file; a rule file is short).
 MAX_CLAIM_CHARS = 64 * 1024
 #: Lines worth splitting into sentences: one search per line, most lines have none.
@@ -569,18 +566,14 @@ def _cached_orders(ctx: Context, cwd: str, target: str) -> list[tuple[str, dict[
 def _scope(ctx: Context, path: str) -> list[str] | None:
     """The globs a scoped rule file applies to; ``None`` for a file without a scope key
     (it loads wherever its folder's files do)."""
-    key = _SCOPE_KEY.get(ctx.caches.format_of(path).kind)
+    key = SCOPE_KEY.get(ctx.caches.format_of(path).kind)
     if key is None:
         return None
     from rulelens.agents.meta import yaml_meta  # only scoped pairs: lint imports no YAML
 
     fields, _, _ = yaml_meta(ctx.caches.related.get(path, ctx.disk).text)
     value = fields.get(key)
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return None
+    return glob_list(value) if isinstance(value, str | list) else None
 
 
 def _shared_target(ctx: Context, other: _Entry) -> str | None:

@@ -18,7 +18,7 @@ import re
 from rulelens.agents.formats import FORMATS
 from rulelens.lint.context import Context
 from rulelens.lint.document import Field, ParsedFrontmatter
-from rulelens.lint.formats import GROK_RULE_DIRS
+from rulelens.lint.formats import GROK_RULE_DIRS, SCOPE_KEY
 from rulelens.lint.globs import split_comma
 from rulelens.lint.model import FileRename, Fix, Range, TextEdit
 
@@ -29,7 +29,6 @@ CODES = ("RL101", "RL102", "RL103", "RL104", "RL105", "RL106", "RL107", "RL108",
 # Per-format tables, read from the format rows (rulelens.agents.formats).
 ALLOWED: dict[str, frozenset[str]] = {
     f.kind: f.allowed_keys for f in FORMATS if f.allowed_keys is not None}
-SCOPE_KEY = {f.kind: f.scope_key for f in FORMATS if f.scope_key is not None}
 FOREIGN_SCOPE = frozenset({"paths", "globs", "glob", "applyTo", "applyto", "apply_to"})
 STRICT = frozenset(f.kind for f in FORMATS if f.strict_yaml)
 AGENT = {f.kind: f.agent for f in FORMATS if f.container is not None}

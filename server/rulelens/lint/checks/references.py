@@ -35,6 +35,7 @@ from rulelens.lint.candidates import NOT_SOURCE, slot
 from rulelens.lint.checks.agents import import_limit
 from rulelens.lint.context import Context
 from rulelens.lint.formats import is_instruction_file
+from rulelens.lint.globs import glob_list
 from rulelens.lint.model import Range
 
 CODES = ("RL501", "RL502", "RL503", "RL504", "RL505", "RL506", "RL507")
@@ -445,13 +446,8 @@ def _scopes(ctx: Context) -> tuple[str, ...]:
     out: list[str] = []
     for key in ("applyTo", "globs", "paths"):
         field = fm.get(key)
-        if field is None:
-            continue
-        value = field.value
-        if isinstance(value, str):
-            out.extend(v.strip() for v in value.split(","))
-        elif isinstance(value, list):
-            out.extend(v for v in value if isinstance(v, str))
+        if field is not None:
+            out.extend(glob_list(field.value))
     return tuple(out)
 
 
