@@ -530,7 +530,7 @@ def _loaded_together(ctx: Context, other: _Entry) -> str:
     workspace both scopes match (two rules with disjoint scopes never load together)."""
     cwd = ctx.doc.fmt.owner
     found = _readers(ctx, other, _cached_orders(ctx, cwd, ctx.doc.path))
-    if found or len(_partners(ctx).entries) > MAX_VIEW_FILES:
+    if found or not _every_agent(ctx):
         return found  # (past the bound only Grok answers, and Grok has no scopes)
     target = _shared_target(ctx, other)
     if target is None:
@@ -555,12 +555,16 @@ def _cached_orders(ctx: Context, cwd: str, target: str) -> list[tuple[str, dict[
     key = ("RL406 orders", cwd, None if target == ctx.doc.path else target)
     cached = ctx.caches.memo.get(key)
     if cached is None:
-        # Every agent's view reads every rules directory (~60 ms for 400 rule files):
-        # where the folder's listing is larger, Grok's chain alone answers.
-        everyone = len(_partners(ctx).entries) <= MAX_VIEW_FILES
-        cached = ctx.caches.memo[key] = _orders(ctx, cwd, target, everyone=everyone)
+        cached = ctx.caches.memo[key] = _orders(ctx, cwd, target, everyone=_every_agent(ctx))
     assert isinstance(cached, list)
     return cached
+
+
+def _every_agent(ctx: Context) -> bool:
+    """Whether every agent's order is computed for the document's folder: each view reads
+    every rules directory (~60 ms for 400 rule files), so past ``MAX_VIEW_FILES`` files in
+    the folder's partner listing Grok's chain alone answers."""
+    return len(_partners(ctx).entries) <= MAX_VIEW_FILES
 
 
 def _scope(ctx: Context, path: str) -> list[str] | None:
