@@ -218,7 +218,9 @@ class DataclassCodeCache:
         import dataclasses
 
         namespace = vars(dataclasses)
-        if "exec" in namespace:  # someone else's hook: leave it alone
+        if "exec" in namespace or sys.pycache_prefix:
+            # Someone else's hook: leave it alone. A bytecode prefix (PYTHONPYCACHEPREFIX)
+            # moves the .pyc away from the source; the code is then compiled as before.
             yield
             return
         flags = _future_flags(namespace)

@@ -221,6 +221,14 @@ def test_no_dataclass_code_is_written_when_bytecode_writing_is_off(
     assert cache.added and pair(1) == pair(1) and not _code_file(tmp_path).exists()
 
 
+def test_no_dataclass_code_beside_sources_under_a_bytecode_prefix(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "prefix"))
+    pair, cache = _dataclass_with_cache(tmp_path)
+    assert pair(1) == pair(1) and not cache.added and not _code_file(tmp_path).exists()
+
+
 def test_a_foreign_or_corrupt_dataclass_cache_is_ignored(
         tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
