@@ -15,8 +15,9 @@ pay for the engine and its checks (about 60 ms of a one-file run's 150 ms).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rulelens.lazy import exports
 
 if TYPE_CHECKING:
     from rulelens.lint.config import LintConfig, Thresholds, load_config
@@ -24,23 +25,14 @@ if TYPE_CHECKING:
     from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
     from rulelens.lint.registry import CHECKS, Check
 
-#: Public name -> the module that defines it.
-_EXPORTS = {
-    "CHECKS": "registry", "Check": "registry",
-    "FileRename": "model", "Finding": "model", "Fix": "model", "Position": "model",
-    "Range": "model", "Related": "model", "TextEdit": "model",
-    "LintConfig": "config", "Thresholds": "config", "load_config": "config",
-    "chain_dir": "engine", "lint_document": "engine",
-}
+__getattr__ = exports(globals(), {
+    **dict.fromkeys(("CHECKS", "Check"), "rulelens.lint.registry"),
+    **dict.fromkeys(("FileRename", "Finding", "Fix", "Position", "Range", "Related",
+                     "TextEdit"), "rulelens.lint.model"),
+    **dict.fromkeys(("LintConfig", "Thresholds", "load_config"), "rulelens.lint.config"),
+    **dict.fromkeys(("chain_dir", "lint_document"), "rulelens.lint.engine"),
+})
 
 __all__ = ["CHECKS", "Check", "FileRename", "Finding", "Fix", "LintConfig", "Position", "Range",
            "Related", "TextEdit", "Thresholds", "chain_dir", "lint_document", "load_config"]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value

@@ -9,8 +9,9 @@ Typical use::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rulelens.lazy import exports
 
 if TYPE_CHECKING:
     from rulelens.agents.compat import Compat, ConfigError
@@ -21,23 +22,13 @@ if TYPE_CHECKING:
 
 #: Public name -> the module that defines it, imported when first used (PEP 562): a
 #: module of this package (``rules.gitignore`` for lint's walk) does not load the resolver.
-_EXPORTS = {
-    "Compat": "rulelens.agents.compat", "ConfigError": "rulelens.agents.compat",
+__getattr__ = exports(globals(), {
+    **dict.fromkeys(("Compat", "ConfigError"), "rulelens.agents.compat"),
     "AgentEnvironment": "rulelens.agents.environment",
     "Resolver": "rulelens.rules.discovery",
-    "Chain": "rulelens.rules.model", "RuleFile": "rulelens.rules.model",
-    "Skipped": "rulelens.rules.model", "SkipReason": "rulelens.rules.model",
+    **dict.fromkeys(("Chain", "RuleFile", "Skipped", "SkipReason"), "rulelens.rules.model"),
     "AgentsMdTracker": "rulelens.rules.tracker",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+})
 
 
 __all__ = [
