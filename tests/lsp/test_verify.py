@@ -237,17 +237,10 @@ async def test_a_new_session_refreshes_the_verdict_and_observed_marks(demo: Demo
         await until(armed, "the watch on Claude Code's session folder")
         old = next(folder.glob("*.jsonl")).read_text().split("\n")[0]
         sid = "5b0e8f7a-d3e0-4000-8000-00000000fe11"
-        head = json.loads(old) | {"sessionId": sid, "timestamp": "2026-09-03T10:00:00.000Z"}
-        files = [{"path": str(p), "type": kind, "content": p.read_text()} for p, kind in (
-            (demo.home / ".claude" / "CLAUDE.md", "User"), (demo.repo / "CLAUDE.local.md",
-                                                            "Local"))]
-        attach = head | {"type": "attachment", "uuid": "a1", "parentUuid": "u1",
-                         "attachment": {"type": "instructions", "files": files}}
-        attach.pop("message", None)
+        session = _claude_session(demo, old, sid, "2026-09-03T10:00:00.000Z")
         began = asyncio.get_running_loop().time()
         fut = waiter(c, protocol.CHAIN_CHANGED)
-        (folder / f"{sid}.jsonl").write_text(json.dumps(head) + "\n" + json.dumps(attach)
-                                             + "\n")
+        (folder / f"{sid}.jsonl").write_text(session)
         while True:
             note = await asyncio.wait_for(fut, 20)
             fut = waiter(c, protocol.CHAIN_CHANGED)
@@ -299,19 +292,11 @@ async def test_a_first_session_in_a_new_project_folder_is_seen(demo: Demo) -> No
 
         await until(armed, "the watch on ~/.claude/projects")
         sid = "5b0e8f7a-d3e0-4000-8000-00000000fe12"
-        head = json.loads(template) | {"sessionId": sid,
-                                       "timestamp": "2026-09-04T08:30:00.000Z"}
-        files = [{"path": str(p), "type": kind, "content": p.read_text()} for p, kind in (
-            (demo.home / ".claude" / "CLAUDE.md", "User"), (demo.repo / "CLAUDE.local.md",
-                                                            "Local"))]
-        attach = head | {"type": "attachment", "uuid": "a1", "parentUuid": "u1",
-                         "attachment": {"type": "instructions", "files": files}}
-        attach.pop("message", None)
+        session = _claude_session(demo, template, sid, "2026-09-04T08:30:00.000Z")
         began = asyncio.get_running_loop().time()
         fut = waiter(c, protocol.CHAIN_CHANGED)
         folder.mkdir()
-        (folder / f"{sid}.jsonl").write_text(json.dumps(head) + "\n" + json.dumps(attach)
-                                             + "\n")
+        (folder / f"{sid}.jsonl").write_text(session)
         line = None
         while line is None or not line.startswith("✓"):
             note = await asyncio.wait_for(fut, 20)
@@ -322,3 +307,17 @@ async def test_a_first_session_in_a_new_project_folder_is_seen(demo: Demo) -> No
         assert asyncio.get_running_loop().time() - began < 20  # the watch, not the TTL
     finally:
         await stop_client(c)
+
+
+def _claude_session(demo: Demo, template: str, sid: str, timestamp: str) -> str:
+    """A Claude Code transcript (the demo's first line as template, new id and time) whose
+    instructions attachment lists the user's CLAUDE.md and the repository's
+    CLAUDE.local.md, as Claude Code writes it."""
+    head = json.loads(template) | {"sessionId": sid, "timestamp": timestamp}
+    files = [{"path": str(p), "type": kind, "content": p.read_text()} for p, kind in (
+        (demo.home / ".claude" / "CLAUDE.md", "User"), (demo.repo / "CLAUDE.local.md",
+                                                        "Local"))]
+    attach = head | {"type": "attachment", "uuid": "a1", "parentUuid": "u1",
+                     "attachment": {"type": "instructions", "files": files}}
+    attach.pop("message", None)
+    return json.dumps(head) + "\n" + json.dumps(attach) + "\n"
