@@ -27,12 +27,13 @@ ORIGINAL = '---\npaths: "src/**"\n---\nUse hints.\n'
 FIXED = '---\npaths:\n  - "src/**"\n---\nUse hints.\n'
 CHANGED = "changed since it was linted — nothing written; re-run"
 
-#: argv[1]: file, argv[2]: "append" | "replace", argv[3]: delay before the burst (s),
-#: argv[4]: round. Prints what it wrote, one item a line, after each write.
+#: argv[1]: file, argv[2]: "append" | "replace", argv[3]: when the burst starts (``time.time``
+#: of this machine, so the writer's own start-up does not shift it), argv[4]: round. Prints
+#: what it wrote, one item a line, after each write.
 WRITER = r"""
 import os, sys, time
-path, mode, delay, rnd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-time.sleep(delay)
+path, mode, at, rnd = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+time.sleep(max(0.0, at - time.time()))
 for i in range(6 if mode == "append" else 2):
     if mode == "append":
         line = f"appended {rnd}.{i}\n"
@@ -59,31 +60,42 @@ def _tree(tmp_path: Path) -> tuple[Tree, Path]:
     return tree, rule
 
 
-def _calibrate(tree: Tree, rule: Path) -> float:
-    """Seconds of an uncontended ``lint --fix`` run (the slower of two): the file is read
-    and written near its end, after the imports, so the bursts are aimed there."""
-    took = []
-    for _ in range(2):
-        rule.write_text(ORIGINAL)
-        start = time.monotonic()
-        done = subprocess.run([sys.executable, "-m", "rulelens", "lint", "--fix", str(rule)],
-                              cwd=tree.repo, env=tree.env, capture_output=True,
-                              timeout=TIMEOUT_S, check=False)
-        took.append(time.monotonic() - start)
-        assert_clean(done)
-        assert rule.read_text() == FIXED
-    return max(took)
+class Aim:
+    """Where the bursts are aimed, from uncontended ``lint --fix`` runs: how long a run
+    takes and when in it the fix lands on disk (the file's new mtime). The read-to-write
+    window is a few milliseconds just before that moment, so half the rounds aim there and
+    the other half anywhere in the run (before the read, during, after the write)."""
+
+    def __init__(self, tree: Tree, rule: Path) -> None:
+        took, wrote = [], []
+        for _ in range(3):
+            rule.write_text(ORIGINAL)
+            start = time.time()
+            done = subprocess.run([sys.executable, "-m", "rulelens", "lint", "--fix",
+                                   str(rule)], cwd=tree.repo, env=tree.env,
+                                  capture_output=True, timeout=TIMEOUT_S, check=False)
+            took.append(time.time() - start)
+            wrote.append(rule.stat().st_mtime - start)
+            assert_clean(done)
+            assert rule.read_text() == FIXED
+        self.run, self.write_at = max(took), sorted(wrote)[1]
+
+    def delay(self, rng: random.Random, rnd: int) -> float:
+        if rnd % 2:
+            return rng.uniform(self.write_at - 0.04, self.write_at + 0.002)
+        return rng.uniform(0.4 * self.run, 1.1 * self.run)
 
 
 def _race(tree: Tree, rule: Path, mode: str, rnd: int, delay: float
           ) -> tuple[subprocess.CompletedProcess[bytes], list[str]]:
     """One lint --fix run with the writer's burst starting ``delay`` s after it."""
+    start = time.time()
     lint = subprocess.Popen([sys.executable, "-m", "rulelens", "lint", "--fix", str(rule)],
                             cwd=tree.repo, env=tree.env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
-    writer = subprocess.run([sys.executable, "-c", WRITER, str(rule), mode, str(delay),
-                             str(rnd)], capture_output=True, text=True, timeout=TIMEOUT_S,
-                            check=True)
+    writer = subprocess.run([sys.executable, "-c", WRITER, str(rule), mode,
+                             repr(start + delay), str(rnd)], capture_output=True, text=True,
+                            timeout=TIMEOUT_S, check=True)
     out, err = lint.communicate(timeout=TIMEOUT_S)
     done = subprocess.CompletedProcess(lint.args, lint.returncode, out, err)
     assert_clean(done)
@@ -93,11 +105,11 @@ def _race(tree: Tree, rule: Path, mode: str, rnd: int, delay: float
 def test_fix_racing_an_appender_loses_no_byte(tmp_path: Path) -> None:
     tree, rule = _tree(tmp_path)
     rng = random.Random(19)
-    run = _calibrate(tree, rule)
+    aim = Aim(tree, rule)
     outcomes = {"fixed": 0, "refused": 0}
     for rnd in range(ROUNDS):
         rule.write_text(ORIGINAL)
-        done, appended = _race(tree, rule, "append", rnd, rng.uniform(0.4 * run, 1.1 * run))
+        done, appended = _race(tree, rule, "append", rnd, aim.delay(rng, rnd))
         final = rule.read_text()
         err = done.stderr.decode()
         # Every appended line is there, once, at the end, in order: nothing was lost.
@@ -122,11 +134,11 @@ def test_fix_racing_an_appender_loses_no_byte(tmp_path: Path) -> None:
 def test_fix_racing_a_replacer_never_overwrites_a_newer_version(tmp_path: Path) -> None:
     tree, rule = _tree(tmp_path)
     rng = random.Random(1919)
-    run = _calibrate(tree, rule)
+    aim = Aim(tree, rule)
     outcomes = {"fixed-last": 0, "refused": 0, "replaced-after": 0}
     for rnd in range(ROUNDS):
         rule.write_text(ORIGINAL)
-        done, versions = _race(tree, rule, "replace", rnd, rng.uniform(0.4 * run, 1.1 * run))
+        done, versions = _race(tree, rule, "replace", rnd, aim.delay(rng, rnd))
         final = rule.read_text()
         err = done.stderr.decode()
         last = versions[-1].strip()

@@ -176,7 +176,7 @@ try {
     // first keystrokes land in the editor.
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "Search Memory" }).first().waitFor({ timeout: 20000 });
     const input = page.locator(".quick-input-widget input");
-    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
     await input.pressSequentially(query, { delay: 40 });
     result.memoryTyped = await input.inputValue();
     const first = page.locator(".quick-input-list .monaco-list-row").first();
@@ -220,7 +220,7 @@ try {
     // The explain detail view: the (i) button of a row opens why it ranked there.
     await palette("RuleLens: Search Memory", "Search Memory");
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "Search Memory" }).first().waitFor({ timeout: 20000 });
-    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
     await page.locator(".quick-input-widget input").pressSequentially(query, { delay: 20 });
     const row = page.locator(".quick-input-list .monaco-list-row", { hasText: env("MEMORY_EXPECT") }).first();
     await row.waitFor({ timeout: 30000 });
@@ -236,7 +236,7 @@ try {
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "Search Memory" }).first().waitFor({ timeout: 20000 });
     await page.locator('.quick-input-widget .action-label[aria-label^="Grok\'s memory"]').first().click();
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "every agent" }).first().waitFor({ timeout: 10000 });
-    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
     await page.locator(".quick-input-widget input").pressSequentially(query, { delay: 20 });
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "on demand" }).first().waitFor({ timeout: 60000 });
     result.memoryAgentRows = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
@@ -289,24 +289,31 @@ try {
   step("reindex", { toast: result.reindexToast.split("\n").at(-1) });
 
   // Remember… asks which agent's memory first (issue 24; present agents first): Grok's.
+  // A row of the open quick pick is chosen with the keyboard, as a person would: type to
+  // filter, wait until the workbench has focused that row, Enter. (Pressing Enter before
+  // the list has an active row accepts nothing; a click leaves the pointer, and its
+  // tooltip, over the next list.)
+  const chooseRow = async (text) => {
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor({ timeout: 20000 });
+    await page.locator(".quick-input-widget input").fill(text);
+    await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: text }).first().waitFor({ timeout: 20000 });
+    await page.keyboard.press("Enter");
+  };
   const pickGrokMemory = async () => {
     await page.locator(".quick-input-widget .quick-input-title", { hasText: "which agent's memory" }).first().waitFor({ timeout: 20000 });
     await page.locator(".quick-input-list .monaco-list-row", { hasText: "Grok" }).first().waitFor({ timeout: 20000 });
     result.rememberAgentRows ??= await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
-    // Grok is present (its home exists) and first, so preselected: Enter, as a person would
-    // (a click would leave the pointer over the next list and its tooltip in the way).
-    await page.keyboard.press("Enter");
+    await chooseRow("Grok");
   };
   // Remember…: input, agent, scope, a modal showing the exact text, then the server appends it.
   const note = env("REMEMBER_TEXT");
   await palette("RuleLens: Remember…", "Remember");
   await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
-  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
   await page.locator(".quick-input-widget input").fill(note);
   await page.keyboard.press("Enter");
   await pickGrokMemory();
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Global" }).first().waitFor({ timeout: 20000 });
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Global" }).first().click();
+  await chooseRow("Global");
   const dialog = page.locator(".monaco-dialog-box").first();
   await dialog.waitFor({ timeout: 20000 });
   result.rememberDialog = (await dialog.innerText()).trim();
@@ -324,12 +331,11 @@ try {
   rmSync(env("WORKSPACE_MEMORY"));
   await palette("RuleLens: Remember…", "Remember");
   await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
-  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 10000 });
+  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
   await page.locator(".quick-input-widget input").fill(env("REMEMBER_HIDDEN_TEXT"));
   await page.keyboard.press("Enter");
   await pickGrokMemory();
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "This workspace" }).first().waitFor({ timeout: 20000 });
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "This workspace" }).first().click();
+  await chooseRow("This workspace");
   const warned = page.locator(".monaco-dialog-box").first();
   await warned.waitFor({ timeout: 20000 });
   result.rememberHiddenDialog = (await warned.innerText()).trim();
