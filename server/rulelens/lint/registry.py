@@ -290,14 +290,19 @@ CHECKS: tuple[Check, ...] = (
        " root down to the working directory within one shared budget,"
        " `project_doc_max_bytes` (32 KiB): the file that crosses it is truncated and deeper"
        " files are dropped. Reported on the file that crosses the budget (and on dropped"
-       " files). The budget is Codex's own: `project_doc_max_bytes` in"
+       " files). Not reported for an AGENTS.md in an agent skill's folder (a `SKILL.md` in its"
+       " own folder or one above it, up to the repository root): the agent reads that file"
+       " whole when it uses the skill, and nobody starts Codex inside a skill folder."
+       " The budget is Codex's own: `project_doc_max_bytes` in"
        " `$CODEX_HOME/config.toml` (default `~/.codex`) when it sets one, else the threshold"
        " `codex_max_bytes` (default 32 KiB, Codex's default).",
        ("openai/codex codex-rs/core/src/agents_md.rs", "openai/codex#36371",
         "developers.openai.com/codex/guides/agents-md"), False),
     _c("RL304", "cursor-line-guidance", "size", "warning",
        "Cursor rule longer than 500 lines",
-       "Cursor's docs recommend keeping rules under 500 lines. Threshold: `cursor_max_lines`.",
+       "Cursor's docs recommend keeping rules under 500 lines; lines are counted as an editor"
+       " numbers them (a final newline does not start another line). Threshold:"
+       " `cursor_max_lines`.",
        ("cursor.com/docs/rules (best practices)",), False),
     _c("RL305", "windsurf-char-limit", "size", "error",
        "Windsurf rule over 12,000 characters",

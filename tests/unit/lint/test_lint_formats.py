@@ -51,6 +51,54 @@ def test_codex_skips_agents_md_shadowed_by_override(repo: Repo) -> None:
     assert "RL303" not in codes(repo.lint("AGENTS.md"))
 
 
+def test_codex_budget_is_silent_for_agents_md_in_a_skill_folder(repo: Repo) -> None:
+    """Issue 23 (b11/b12/b22/b53): an AGENTS.md beside a SKILL.md, or below a folder with
+    one, is a skill's reference read whole; Codex never starts inside a skill folder."""
+    big = "rule line\n" * 4000  # 40,000 bytes: over the 32 KiB budget on its own
+    skill = ".agents/skills/react"
+    repo.files({"AGENTS.md": "root rules\n" * 100, f"{skill}/SKILL.md": "---\nname: r\n---\n",
+                f"{skill}/AGENTS.md": big, f"{skill}/refs/AGENTS.md": big})
+    assert "RL303" not in codes(repo.lint(f"{skill}/AGENTS.md"))
+    assert "RL303" not in codes(repo.lint(f"{skill}/refs/AGENTS.md"))
+    # The same files without the SKILL.md are Codex's chain again, and cut.
+    os.remove(repo.path(f"{skill}/SKILL.md"))
+    (f,) = [f for f in repo.lint(f"{skill}/AGENTS.md") if f.code == "RL303"]
+    assert "truncates" in f.message
+    (g,) = [f for f in repo.lint(f"{skill}/refs/AGENTS.md") if f.code == "RL303"]
+    assert "drops" in g.message
+
+
+def test_codex_budget_still_reports_a_sibling_of_a_skill_folder(repo: Repo) -> None:
+    """A SKILL.md in another folder (a sibling, or below the file) does not silence a real
+    truncation; nor does a folder merely named ``skills``."""
+    big = "rule line\n" * 4000
+    repo.files({"skills/lint/SKILL.md": "---\nname: lint\n---\n",
+                "pkg/deeper/SKILL.md": "---\nname: d\n---\n",
+                "pkg/AGENTS.md": big, "skills/AGENTS.md": big})
+    for rel in ("pkg/AGENTS.md", "skills/AGENTS.md"):
+        (f,) = [f for f in repo.lint(rel) if f.code == "RL303"]
+        assert "only the first 32768 bytes of this file are read" in f.message, rel
+        assert (f.range.start.line, f.range.start.character) == (3276, 8), rel
+
+
+def test_cursor_line_count_matches_the_lines_of_the_file(repo: Repo) -> None:
+    """Issue 23 (b23/b56): a 564-line file ending in a newline is 564 lines, not 565;
+    exactly the limit is silent, one over is reported, a file without a final newline
+    counts its last line."""
+    head = "---\ndescription: Python style\nglobs: src/**/*.py\nalwaysApply: false\n---\n"
+    body = "".join(f"line {i}\n" for i in range(564 - 5))
+    repo.files({"src/a.py": "", ".cursor/rules/py.mdc": head + body})
+    (f,) = [f for f in repo.lint(".cursor/rules/py.mdc") if f.code == "RL304"]
+    assert f.message.startswith("564 lines;") and f.range.start.line == 500
+    at_limit = head + "".join(f"line {i}\n" for i in range(500 - 5))
+    repo.write(".cursor/rules/py.mdc", at_limit)
+    assert at_limit.count("\n") == 500
+    assert "RL304" not in codes(repo.lint(".cursor/rules/py.mdc"))
+    repo.write(".cursor/rules/py.mdc", at_limit + "one more")  # no final newline
+    (f,) = [f for f in repo.lint(".cursor/rules/py.mdc") if f.code == "RL304"]
+    assert f.message.startswith("501 lines;")
+
+
 def test_duplicate_paragraph_points_at_the_first_copy_on_disk(repo: Repo) -> None:
     para = "Run the whole suite with `pytest -q` before every commit, no exceptions."
     repo.files({"AGENTS.md": f"# Root\n\nIntro.\n\n{para}\n",

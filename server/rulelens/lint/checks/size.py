@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 import re
 
+from rulelens.agents import fsio
 from rulelens.agents.view import AgentView, NotLoaded, ViewFile
 from rulelens.lint.checks.agents import agent_env, codex_budget, codex_names
 from rulelens.lint.context import Context
 from rulelens.lint.formats import CLAUDE_NAMED
 from rulelens.lint.model import Range, Related
+
+SKILL_FILE = "SKILL.md"
 
 CODES = ("RL301", "RL302", "RL303", "RL304", "RL305", "RL306", "RL308")
 
@@ -37,7 +40,7 @@ def run(ctx: Context) -> None:
         ctx.emit("RL302", f"{_mib(nbytes)} is over Claude Code's {_mib(t.claude_max_bytes)}"
                  " limit: Claude skips this file entirely.", doc.whole())
     if claude_named:
-        n_lines = doc.line_count - (1 if text == "" or text.endswith("\n") else 0)
+        n_lines = _lines(doc.line_count, text)
         if n_lines > t.claude_max_lines and len(text) <= t.max_lint_bytes:
             counted = _count_without_comments(text)
             if counted > t.claude_max_lines:
@@ -48,7 +51,7 @@ def run(ctx: Context) -> None:
     if kind in ("named", "other") and name in codex_names(ctx):
         _codex(ctx, nbytes)
     if kind == "cursor-rule":
-        n_lines = doc.line_count
+        n_lines = _lines(doc.line_count, text)
         if n_lines > t.cursor_max_lines:
             ctx.emit("RL304", f"{n_lines} lines; Cursor recommends rules under"
                      f" {t.cursor_max_lines} lines.", doc.line_range(t.cursor_max_lines))
@@ -63,6 +66,13 @@ def run(ctx: Context) -> None:
         ctx.emit("RL306", f"{len(text)} characters; Copilot code review reads only the first"
                  f" {t.copilot_review_chars}, so it never sees the text from here on.",
                  Range.of(line, col, line, doc.line_length(line)))
+
+
+def _lines(line_count: int, text: str) -> int:
+    """The file's lines as an editor numbers them (RL301 and RL304 alike): as many as
+    newlines when the text ends in one, else one more; ``line_count`` also counts the empty
+    piece after a final newline."""
+    return line_count - (1 if text == "" or text.endswith("\n") else 0)
 
 
 def _always_on(ctx: Context) -> None:
@@ -103,6 +113,8 @@ def _codex(ctx: Context, own_bytes: int) -> None:
     mine = view.find(doc.path)
     if isinstance(mine, NotLoaded) and mine.reason == "shadowed":
         return  # another name wins this directory (AGENTS.override.md): Codex skips this file
+    if _in_skill(ctx, doc.directory, view.root):
+        return  # a skill's own file: read whole when the skill is used, not a Codex cwd chain
     before = 0
     related: list[Related] = []
     for path in _above(view, doc.directory):
@@ -125,6 +137,16 @@ def _codex(ctx: Context, own_bytes: int) -> None:
                  f" {after} bytes, over the {budget}-byte `project_doc_max_bytes` budget{set_by};"
                  f" only the first {keep} bytes of this file are read (cut here).",
                  Range.of(line, col, line, doc.line_length(line)), related=related)
+
+
+def _in_skill(ctx: Context, directory: str, codex_root: str | None) -> bool:
+    """Whether ``directory`` or a folder above it, up to the repository root (else Codex's
+    project root, else ``directory`` alone), holds a ``SKILL.md``: an agent skill's folder.
+    Its files are read whole when the skill is used; nobody starts Codex inside it."""
+    stop = next((r for r in (ctx.git_root, codex_root) if r and fsio.is_below(directory, r)),
+                None)
+    dirs = fsio.ancestors(directory, stop) if stop is not None else [directory]
+    return any(ctx.disk.regular_size(os.path.join(d, SKILL_FILE)) is not None for d in dirs)
 
 
 def _above(view: AgentView, directory: str) -> list[str]:
