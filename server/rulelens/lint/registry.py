@@ -107,14 +107,25 @@ CHECKS: tuple[Check, ...] = (
        " attaches it on its own.",
        ("agnix CUR-002", "AgentLint CURSOR_MDC_MISSING_FRONTMATTER"), False),
     _c("RL111", "copilot-missing-apply-to", "frontmatter", "warning",
-       "Copilot `.instructions.md` without `applyTo`",
+       "Copilot `.instructions.md` without `applyTo` or `description`",
        "VS Code applies an instructions file automatically only when `applyTo` matches the"
-       " file in the request; without it the file is manual-only.",
-       ("code.visualstudio.com custom instructions", "agnix COP-002"), False),
+       " file in the request. A file with a non-empty `description` and no `applyTo` is not"
+       " reported: in agent mode VS Code lists every instructions file with its description"
+       " in the prompt's `<instructions>` index for the model to read when the task fits."
+       " Without either, VS Code never attaches it and lists it (agent mode) by path only,"
+       " with nothing telling the model when to read it.",
+       ("code.visualstudio.com custom instructions", "agnix COP-002",
+        "microsoft/vscode@e06a3cee src/vs/workbench/contrib/chat/common/promptSyntax/"
+        "computeAutomaticInstructions.ts (_getInstructionsWithPatternsList)"), False),
     _c("RL112", "copilot-exclude-agent", "frontmatter", "error",
        "`excludeAgent` is not `code-review` or `coding-agent`",
-       "GitHub documents exactly two values; any other value excludes nothing.",
-       ("docs.github.com custom instructions (excludeAgent)", "agnix COP-005"), False),
+       "GitHub documents exactly two values; any other value excludes nothing. One value or"
+       " a list of them (`['coding-agent']`) is accepted, as VS Code's prompt validator"
+       " accepts a string or a list; an unknown value, also inside a list, or another type"
+       " (number, mapping) is reported.",
+       ("docs.github.com custom instructions (excludeAgent)", "agnix COP-005",
+        "microsoft/vscode src/vs/workbench/contrib/chat/common/promptSyntax/languageProviders/"
+        "promptValidator.ts (validateExcludeAgent; microsoft/vscode#291924)"), False),
     _c("RL113", "invalid-glob", "frontmatter", "error",
        "Glob pattern is invalid",
        "A `[` without a closing `]`, unbalanced braces or an empty pattern makes the pattern"
@@ -267,10 +278,16 @@ CHECKS: tuple[Check, ...] = (
        " only for files inside that folder), an `*.instructions.md` outside"
        " `.github/instructions/`, a `.github/copilot-instructions.md` below the workspace"
        " root. Every agent of the registry is asked (session at the repository root), and"
-       " Grok's chain; the message names who would read the file and where.",
+       " Grok's chain; the message names who would read the file and where. Not reported"
+       " for a nested `.github/copilot-instructions.md` (or another file read only at the"
+       " workspace root) whose folder has its own `.vscode/` or lockfile"
+       " (`package-lock.json`, `pnpm-lock.yaml`, `yarn.lock`, `bun.lock(b)`, `uv.lock`,"
+       " `poetry.lock`, `Cargo.lock`, `composer.lock`, `go.sum`): that folder is a project"
+       " opened as its own workspace, where the file stands at the root and loads.",
        ("rulelens.agents registry (each agent's named files and rules directories)",
         "docs.github.com custom instructions (.github/instructions, repository root)",
-        "issue #23 survey"), False,
+        "issue #23 survey (azure-dev ext/vscode, typespec packages/http-client-java)"),
+       False,
        bad="packages/web/.github/copilot-instructions.md",
        good=".github/copilot-instructions.md (or packages/web/AGENTS.md)"),
     # ------------------------------------------------------------------------- size

@@ -8,6 +8,8 @@ from are named (labels: /work/notes/issue-23-labels-2.md; corpus: bench/corpus.t
 
 from __future__ import annotations
 
+import os
+
 from lintrepo import Repo
 
 from rulelens.lint.candidates import slot
@@ -325,3 +327,104 @@ def test_a_folder_missing_from_the_heading_folder_too_is_reported(repo: Repo) ->
                                                   "3. Hooks go in `src/hooks/`\n"})
     found = _found(repo, ".cursor/rules/frontend/RULE.md", "RL505")
     assert len(found) == 1 and "`src/hooks/`" in found[0]
+
+
+# ------------------------------------------------ RL112 excludeAgent written as a list
+INSTR = ".github/instructions/style.instructions.md"
+
+
+def _instructions(exclude: str) -> str:
+    return f"---\napplyTo: '**'\nexcludeAgent: {exclude}\n---\n\n# Style\n\nKeep it short.\n"
+
+
+def test_exclude_agent_as_a_list_of_valid_values_is_silent(repo: Repo) -> None:
+    """rolldown/rolldown .github/instructions/coding-style.instructions.md (b49, b50):
+    `excludeAgent: ['coding-agent']`; VS Code's prompt validator takes a string or a list
+    (it required a list for a while, microsoft/vscode#291924)."""
+    for value in ("['coding-agent']", "[code-review, coding-agent]",
+                  "\n  - code-review", "coding-agent"):
+        repo.files({"src/a.rs": "", INSTR: _instructions(value)})
+        assert _found(repo, INSTR, "RL112") == [], value
+
+
+def test_exclude_agent_unknown_value_or_wrong_type_is_reported(repo: Repo) -> None:
+    """An unknown value (alone or inside a list) and a number or a mapping still are."""
+    cases = {"reviewer": '"reviewer"', "['coding-agent', 'reviewer']": '"reviewer"',
+             "\n  - coding-agent\n  - 3": "a number", "3": "a number",
+             "{agent: code-review}": "a mapping", "[]": "an empty list"}
+    for value, says in cases.items():
+        repo.files({"src/a.rs": "", INSTR: _instructions(value)})
+        found = _found(repo, INSTR, "RL112")
+        assert len(found) == 1 and says in found[0], (value, found)
+
+
+def test_exclude_agent_points_at_the_bad_item_of_a_list(repo: Repo) -> None:
+    repo.files({"src/a.rs": "", INSTR: _instructions("['coding-agent', 'reviewer']")})
+    (f,) = [f for f in repo.lint(INSTR) if f.code == "RL112"]
+    line = _instructions("['coding-agent', 'reviewer']").split("\n")[f.range.start.line]
+    assert line[f.range.start.character:f.range.end.character].strip("'\"") == "reviewer"
+
+
+# --------------------------------------------- RL111 description without applyTo
+PR = ".github/instructions/pr.instructions.md"
+
+
+def test_instructions_with_a_description_and_no_apply_to_are_silent(repo: Repo) -> None:
+    """microsoft/vscode-python-debugger .github/instructions/pr.instructions.md (b69):
+    `description: When creating pull requests`, no `applyTo`. In agent mode VS Code lists
+    every instructions file with its description in the prompt's `<instructions>` index
+    (computeAutomaticInstructions.ts) for the model to read when creating a PR."""
+    repo.files({"src/a.py": "", PR: "---\ndescription: When creating pull requests\n---\n\n"
+                                    "# PR Creation Skill\n\nUse the template.\n"})
+    assert _found(repo, PR, "RL111") == []
+
+
+def test_instructions_without_apply_to_or_a_description_are_reported(repo: Repo) -> None:
+    """No `applyTo` and no usable description (none, empty, not a string): still RL111,
+    and the message names both ways out."""
+    for header in ("name: pr", "description: ''", "description:   ", "description: [a, b]"):
+        repo.files({"src/a.py": "", PR: f"---\n{header}\n---\n\n# PR\n\nUse the template.\n"})
+        found = _found(repo, PR, "RL111")
+        assert len(found) == 1 and "`description`" in found[0], (header, found)
+
+
+# ------------------------------------- RL213 nested folder opened as its own workspace
+NESTED = "ext/vscode/.github/copilot-instructions.md"
+
+
+def test_nested_copilot_file_of_a_folder_with_its_own_vscode_is_silent(repo: Repo) -> None:
+    """Azure/azure-dev ext/vscode/.github/copilot-instructions.md (a23): ext/vscode has its
+    own `.vscode/` (launch.json with `--extensionDevelopmentPath=${workspaceFolder}`); it
+    is opened as its own workspace, where the file stands at the root and loads."""
+    repo.files({"go.mod": "module x\n", "ext/vscode/package.json": '{"name": "azd"}\n',
+                "ext/vscode/.vscode/launch.json": "{}\n", NESTED: "# Extension\n\nUse npm.\n"})
+    assert _found(repo, NESTED, "RL213") == []
+
+
+def test_nested_copilot_file_of_a_package_with_its_own_lockfile_is_silent(repo: Repo) -> None:
+    """microsoft/typespec packages/http-client-java/.github/copilot-instructions.md (b63):
+    the package keeps its own package-lock.json and is excluded from the pnpm workspace."""
+    rel = "packages/http-client-java/.github/copilot-instructions.md"
+    for lock in ("package-lock.json", "Cargo.lock", "uv.lock", "go.sum"):
+        repo.files({"pnpm-workspace.yaml": "packages:\n  - packages/*\n  - '!packages/http-"
+                                           "client-java/**'\n", "pnpm-lock.yaml": "x\n",
+                    f"packages/http-client-java/{lock}": "x\n",
+                    "packages/http-client-java/package.json": '{"name": "j"}\n',
+                    rel: "# Java emitter\n\nSee the docs.\n"})
+        assert _found(repo, rel, "RL213") == [], lock
+        os.remove(repo.path(f"packages/http-client-java/{lock}"))
+
+
+def test_nested_copilot_file_of_an_ordinary_package_is_reported(repo: Repo) -> None:
+    """A package of the root's workspace (no `.vscode/`, no lockfile of its own; a lockfile
+    or `.vscode/` only at the root, or deeper inside it, does not count) is still RL213."""
+    rel = "packages/web/.github/copilot-instructions.md"
+    repo.files({"package.json": '{"workspaces": ["packages/*"]}\n', "pnpm-lock.yaml": "x\n",
+                ".vscode/settings.json": "{}\n", "packages/web/package.json": '{"name": "w"}\n',
+                "packages/web/src/.vscode/settings.json": "{}\n",
+                "packages/web/.github/package-lock.json": "{}\n",
+                "packages/web/yarn.lock/x": "a folder, not a lockfile\n",
+                rel: "# Web\n\nUse pnpm.\n"})
+    found = _found(repo, rel, "RL213")
+    assert len(found) == 1 and "only at the workspace root" in found[0]
+    assert "unless `packages/web/` is opened as its own workspace" in found[0]

@@ -17,7 +17,7 @@ import re
 
 from rulelens.agents.formats import FORMATS
 from rulelens.lint.context import Context
-from rulelens.lint.document import Field, ParsedFrontmatter
+from rulelens.lint.document import Field, Item, ParsedFrontmatter
 from rulelens.lint.formats import GROK_RULE_DIRS, SCOPE_KEY
 from rulelens.lint.globs import split_comma
 from rulelens.lint.model import FileRename, Fix, Range, TextEdit
@@ -61,7 +61,8 @@ def run(ctx: Context) -> None:
                      " `alwaysApply`.", doc.whole())
         if kind == "copilot-instructions" and doc.path.endswith(".instructions.md"):
             ctx.emit("RL111", "No `applyTo`: VS Code does not apply this file automatically."
-                     " Add frontmatter with `applyTo: \"**\"` or a narrower glob.", doc.whole())
+                     " Add frontmatter with `applyTo: \"**\"` or a narrower glob, or with a"
+                     " `description` for agent mode to read it when a task fits.", doc.whole())
         return
     if fm.block.end_line is None:
         ctx.emit("RL102", f"Frontmatter opened on line {fm.block.start_line + 1} is never closed"
@@ -307,9 +308,19 @@ def _cursor(ctx: Context, fm: ParsedFrontmatter) -> None:
 def _copilot(ctx: Context, fm: ParsedFrontmatter) -> None:
     apply_to = fm.get("applyTo")
     if apply_to is None:
-        if not ctx.has("RL106") and ctx.doc.path.endswith(".instructions.md"):
+        # A `description` alone is an on-demand file, not a manual-only one: in agent mode
+        # VS Code lists every instructions file in the prompt's `<instructions>` index with
+        # its `<description>` and `<file>`, for the model to read when the task fits
+        # (microsoft/vscode@e06a3cee src/vs/workbench/contrib/chat/common/promptSyntax/
+        # computeAutomaticInstructions.ts, `_getInstructionsWithPatternsList`; renamed
+        # `_getCustomizationsIndex` later, same listing). Without one the file is listed as
+        # a bare path, which gives the model no reason to open it.
+        desc = fm.get("description")
+        described = desc is not None and isinstance(desc.value, str) and bool(desc.value.strip())
+        if not described and not ctx.has("RL106") and ctx.doc.path.endswith(".instructions.md"):
             ctx.emit("RL111", "No `applyTo`: VS Code does not apply this file automatically."
-                     " Add `applyTo: \"**\"` or a narrower glob.",
+                     " Add `applyTo: \"**\"` or a narrower glob, or a `description` for agent"
+                     " mode to read it when a task fits.",
                      ctx.doc.line_range(fm.block.start_line))
     elif not isinstance(apply_to.value, str):
         ctx.emit("RL105", "`applyTo` must be one string (separate several globs with commas),"
@@ -317,10 +328,36 @@ def _copilot(ctx: Context, fm: ParsedFrontmatter) -> None:
     else:
         _glob_values(ctx, apply_to, split_strings=True)
     ex = fm.get("excludeAgent")
-    if ex is not None and ex.value not in EXCLUDE_AGENTS:
-        ctx.emit("RL112", f"`excludeAgent` must be `code-review` or `coding-agent`, not"
-                 f" {_show(ex.value)}.",
-                 ex.value_range)
+    if ex is not None:
+        _exclude_agent(ctx, ex)
+
+
+def _exclude_agent(ctx: Context, ex: Field) -> None:
+    """RL112: ``excludeAgent`` is one allowed value or a list of them. VS Code's prompt
+    validator takes a string or a list (``validateExcludeAgent`` in microsoft/vscode
+    src/vs/workbench/contrib/chat/common/promptSyntax/languageProviders/promptValidator.ts;
+    it required a list for a while, microsoft/vscode#291924), so ``['coding-agent']`` is
+    as good as ``coding-agent``; each item of a list is judged on its own."""
+    value = ex.value
+    if isinstance(value, str):
+        if value not in EXCLUDE_AGENTS:
+            ctx.emit("RL112", "`excludeAgent` must be `code-review` or `coding-agent`, not"
+                     f" {_show(value)}.", ex.value_range)
+        return
+    if isinstance(value, list) and value:
+        items = ex.items if ex.items is not None and len(ex.items) == len(value) else \
+            tuple(Item(v, ex.value_range) for v in value)
+        for item in items:
+            if not isinstance(item.value, str):
+                ctx.emit("RL112", "Each `excludeAgent` item must be `code-review` or"
+                         f" `coding-agent`, not {_type_name(item.value)}.", item.range)
+            elif item.value not in EXCLUDE_AGENTS:
+                ctx.emit("RL112", "`excludeAgent` items must be `code-review` or"
+                         f" `coding-agent`, not {_show(item.value)}.", item.range)
+        return
+    what = "an empty list" if isinstance(value, list) else _type_name(value)
+    ctx.emit("RL112", "`excludeAgent` must be `code-review` or `coding-agent` (one string or"
+             f" a list of them), not {what}.", ex.value_range)
 
 
 def _mode(ctx: Context, fm: ParsedFrontmatter, key: str, allowed: tuple[str, ...],

@@ -9,7 +9,8 @@ and Grok's own chain, so the answer follows the agent modules, never a list kept
   nested-file readers apply it only to files inside that directory;
 * ``*.instructions.md`` outside every agent's rules directories (``docs/x.instructions.md``);
 * a named file whose name has a directory part found elsewhere
-  (``packages/web/.github/copilot-instructions.md``).
+  (``packages/web/.github/copilot-instructions.md``), unless its folder is a project
+  opened as its own workspace (its own ``.vscode/`` or lockfile, :data:`LOCKFILES`).
 
 The message says who would read the file, and where.
 """
@@ -170,6 +171,28 @@ def _generated_from(ctx: Context, path: str, root: str) -> bool:
     return ignore is not None and ignore.is_ignored(target)
 
 
+#: Files that make a folder a project of its own, installed and built from there: a
+#: nested folder holding one is opened as its own workspace (typespec's
+#: packages/http-client-java keeps its own package-lock.json, outside the pnpm workspace).
+LOCKFILES = ("package-lock.json", "pnpm-lock.yaml", "yarn.lock", "bun.lockb", "bun.lock",
+             "uv.lock", "poetry.lock", "Cargo.lock", "composer.lock", "go.sum")
+
+
+def _own_workspace(path: str, full: str, root: str) -> bool:
+    """Whether the folder owning a nested ``full`` (``.github/copilot-instructions.md`` ->
+    the parent of ``.github``) is a project a person opens on its own: it has its own
+    ``.vscode/`` (azure-dev's ext/vscode, an extension developed in its own window) or its
+    own lockfile. Opened so, the file stands at the workspace root and loads."""
+    owner = path
+    for _ in full.split("/"):
+        owner = os.path.dirname(owner)
+    if os.path.normpath(owner) == os.path.normpath(root) or not owner.startswith(root):
+        return False
+    if os.path.isdir(os.path.join(owner, ".vscode")):
+        return True
+    return any(os.path.isfile(os.path.join(owner, name)) for name in LOCKFILES)
+
+
 def _may_be_misplaced(ctx: Context, root: str) -> bool:
     """A cheap first look from the file's format: an ``*.instructions.md`` outside rules
     directories, a file of a container (``.github/``) below the root, or a named file
@@ -201,6 +224,10 @@ def run(ctx: Context) -> None:
         return  # `@./.taskmaster/CLAUDE.md` in CLAUDE.md: loaded as part of the importer
     if _generated_from(ctx, doc.path, root):
         return  # `/AGENTS.md` gitignored: the repository's setup copies this file there
+    at_root = next((f for f in _names()[1] if rel.endswith("/" + f)), None)
+    if at_root is not None and _own_workspace(doc.path, at_root, root):
+        return  # ext/vscode/.github/copilot-instructions.md beside ext/vscode/.vscode/: it
+        # is at the workspace root when ext/vscode is opened, as its authors do
     from rulelens.agents import readers
 
     reads, _skips = readers.who_reads(doc.path, workspace_of(ctx), agent_env(ctx))
@@ -212,7 +239,10 @@ def run(ctx: Context) -> None:
         return
     nested = f" ({_join(project_wide)} only when working inside that folder)" \
         if project_wide else ""
-    full = next((f for f in _names()[1] if rel.endswith("/" + f)), name)
+    full = at_root or name
+    if at_root is not None:  # the folder it belongs to, were it opened as a workspace
+        folder = rel[:-len(at_root)].rstrip("/")
+        nested = nested or f" (unless `{folder}/` is opened as its own workspace)"
     ctx.emit("RL213", f"{rel} is not loaded from where it stands{nested}: {what}."
              f" Move it there or merge it into the project's `{full}`."
              if not name.endswith(".instructions.md") else
