@@ -5,8 +5,11 @@ and ``rulelens.rules`` without their engines. Imports nothing from ``rulelens``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: see rulelens.lint.replay
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 def exports(package: dict[str, Any], where: Mapping[str, str]) -> Callable[[str], Any]:

@@ -15,10 +15,9 @@ pay for the engine and its checks (about 60 ms of a one-file run's 150 ms).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rulelens.lazy import exports
 
+TYPE_CHECKING = False  # not typing's: a replayed run imports this package (lint.replay)
 if TYPE_CHECKING:
     from rulelens.lint.config import LintConfig, Thresholds, load_config
     from rulelens.lint.engine import chain_dir, lint_document

@@ -26,7 +26,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from rulelens.agents.fs import captured_environ, home_of
+from rulelens.agents.fs import captured_environ, discover_git_root, home_of
+from rulelens.lint import replay
 from rulelens.lint.walk import iter_instruction_files
 
 if TYPE_CHECKING:
@@ -185,7 +186,47 @@ def _run(args: argparse.Namespace) -> int:
     findings = [x for f in files for x in per_file[f]]
     if not args.hints:
         findings = [f for f in findings if f.severity != "hint"]
-    return _report(args, findings, sorted(problems), base, refused)
+    status = _report(args, findings, sorted(problems), base, refused)
+    recorder: replay.Recorder | None = getattr(args, "recorder", None)
+    if recorder is not None and results is not None and all(
+            f in results.entries for f in files):
+        recorder.save(status, [*walked, *_up_to_roots(args.paths)],
+                      _inputs(results, files, args.paths, environ))
+    return status
+
+
+def _up_to_roots(paths: Iterable[str]) -> list[tuple[str, int]]:
+    """Each directory from a walked path up to its git root (or ``/``), with its mtime: a
+    ``.git`` created or removed there changes the repository root of the run."""
+    out = []
+    for p in paths:
+        current = os.path.abspath(p)
+        root = discover_git_root(current) or os.sep
+        while True:
+            with contextlib.suppress(OSError):
+                out.append((current, os.stat(current).st_mtime_ns))
+            parent = os.path.dirname(current)
+            if current == root or parent == current:
+                break
+            current = parent
+    return out
+
+
+def _inputs(results: ResultCache, files: list[str], paths: Iterable[str],
+            environ: dict[str, str]) -> dict[str, str]:
+    """Digest of every file the run's findings depended on (each linted file and its
+    dependency sets, as the result cache keyed them) and of the git ignore inputs."""
+    from rulelens.rules.gitignore import ignore_inputs
+
+    wanted = set(files)
+    for f in files:
+        for set_id, _ in results.entries[f]["sets"]:
+            wanted.update(results.set_paths.get(set_id, ()))
+    for p in paths:
+        root = discover_git_root(os.path.abspath(p))
+        if root is not None:
+            wanted.update(ignore_inputs(root, home_of(environ), environ))
+    return {p: results.digest(p) for p in wanted}
 
 
 def _session(args: argparse.Namespace, environ: dict[str, str]) -> LintSession:
@@ -287,6 +328,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--version", action="version", version=f"rulelens {__version__}")
     register(parser.add_subparsers(dest="command", metavar="COMMAND"))
     args = parser.parse_args(argv)
+    # A plain run over unchanged files is answered from its record next time (lint.replay).
+    args.recorder = (replay.Recorder(argv, os.environ)
+                     if args.func is run and replay.replayable(argv) else None)
     try:
         return int(args.func(args))
     except _config_error() as exc:  # evaluated only when an exception is raised
@@ -296,6 +340,9 @@ def main(argv: list[str]) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        if args.recorder is not None:
+            args.recorder.close()
 
 
 def _config_error() -> type[Exception]:

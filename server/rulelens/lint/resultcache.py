@@ -31,37 +31,11 @@ from typing import Any, NamedTuple
 
 import blake3
 
-from rulelens.agents import safeio
-from rulelens.agents.fs import home_of
 from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
+from rulelens.lint.replay import ENV_PREFIXES, cache_dir, code_signature
+from rulelens.lint.replay import digest as file_digest
 
-VERSION = "lint-v3"
-_ENV_PREFIXES = ("GROK_", "CODEX_", "GEMINI_", "CLAUDE_", "COPILOT_", "XDG_CONFIG_HOME",
-                 "HOME", "OPENCODE_", "QWEN_")
-
-
-def cache_dir(env: Mapping[str, str]) -> str:
-    """``$XDG_CACHE_HOME/rulelens/lint-v3`` (``~/.cache`` when unset)."""
-    base = env.get("XDG_CACHE_HOME") or os.path.join(home_of(env), ".cache")
-    return os.path.join(base, "rulelens", VERSION)
-
-
-def code_signature() -> str:
-    """Size and mtime of every RuleLens module: a changed linter never reads old results."""
-    import rulelens
-
-    root = os.path.dirname(os.path.abspath(rulelens.__file__))
-    h = blake3.blake3()
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                try:
-                    st = os.stat(os.path.join(directory, name))
-                except OSError:
-                    continue
-                h.update(f"{directory}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
+__all__ = ["ResultCache", "cache_dir", "tree_signature"]
 
 
 def tree_signature(dirs: Iterable[tuple[str, int]]) -> str:
@@ -97,7 +71,7 @@ class ResultCache:
     def __init__(self, directory: str, options: str, env: Mapping[str, str],
                  tree: str | None, key: str = "") -> None:
         self.tree = tree
-        wanted = sorted((k, v) for k, v in env.items() if k.startswith(_ENV_PREFIXES))
+        wanted = sorted((k, v) for k, v in env.items() if k.startswith(ENV_PREFIXES))
         self.salt = blake3.blake3(json.dumps(
             [sys.version, code_signature(), options, wanted]).encode()).hexdigest()
         name = blake3.blake3(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -135,13 +109,7 @@ class ResultCache:
         """blake3 of the file's bytes, once per run (``missing``/``unreadable``)."""
         found = self.hashes.get(path)
         if found is None:
-            try:
-                found = blake3.blake3(safeio.read_bytes(path, safeio.TEXT_LIMIT)).hexdigest()
-            except FileNotFoundError:
-                found = "missing"
-            except (OSError, ValueError):
-                found = "unreadable"
-            self.hashes[path] = found
+            found = self.hashes[path] = file_digest(path)
         return found
 
     def _combined(self, paths: list[str]) -> str:

@@ -28,8 +28,8 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str],
                            nested: list[str] | None = None) -> Iterator[str]:
     """Absolute paths of instruction files under ``top`` (a directory), sorted per directory;
     each directory walked and its mtime are appended to ``dirs`` (the result cache's tree
-    signature: a file added or removed changes its directory's mtime), and each nested git
-    repository left out to ``nested``."""
+    signature: a file added or removed changes its directory's mtime; an ignored directory
+    peeked into is one too), and each nested git repository left out to ``nested``."""
     top = os.path.abspath(top)
     root = discover_git_root(top)
     ignore = GitIgnore.build(root, home, env) if root is not None else None
@@ -65,7 +65,7 @@ def iter_instruction_files(top: str, home: str, env: dict[str, str],
                     if entry.name in _CONTAINERS:
                         subdirs.append((path, True))
                     else:
-                        yield from _peek(path)
+                        yield from _peek(path, dirs)
                     continue
                 if ignored_zone and not _in_container(path, top):
                     continue
@@ -100,8 +100,12 @@ def _in_container(path: str, top: str) -> bool:
     return any(part in _CONTAINERS for part in rel)
 
 
-def _peek(directory: str) -> Iterator[str]:
+def _peek(directory: str, dirs: list[tuple[str, int]] | None) -> Iterator[str]:
+    """Named instruction files directly in an ignored ``directory`` (which joins ``dirs``
+    with its mtime, as a walked one does)."""
     try:
+        if dirs is not None:
+            dirs.append((directory, os.stat(directory).st_mtime_ns))
         names = sorted(os.listdir(directory))
     except OSError:
         return

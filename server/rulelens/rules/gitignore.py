@@ -242,15 +242,23 @@ def _read_patterns(path: str) -> _Loaded:
     return out
 
 
+def _git_configs(home: str, env: Mapping[str, str]) -> list[str]:
+    """The global, XDG and system git configs, in the order their settings win."""
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"),
+            "/etc/gitconfig"]
+
+
+def ignore_inputs(git_root: str, home: str, env: Mapping[str, str]) -> list[str]:
+    """Every file :meth:`GitIgnore.build` reads or probes (present or not): whoever keeps
+    a decision of it (``rulelens.lint.replay``) checks these for changes."""
+    excludes = _git_config_excludes_file(home, env) or os.path.join(home, ".gitignore")
+    return [os.path.join(git_root, ".gitignore"), *_git_configs(home, env), excludes]
+
+
 def _git_config_excludes_file(home: str, env: Mapping[str, str]) -> str | None:
     """``core.excludesFile`` from the global, XDG or system git config (global wins)."""
-    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    candidates = [
-        os.path.join(home, ".gitconfig"),
-        os.path.join(xdg, "git", "config"),
-        "/etc/gitconfig",
-    ]
-    for cfg in candidates:
+    for cfg in _git_configs(home, env):
         value = _read_core_excludes(cfg)
         if value is not None:
             if value.startswith("~/"):

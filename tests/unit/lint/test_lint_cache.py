@@ -115,23 +115,85 @@ def test_a_bad_grok_config_written_after_a_warm_run_is_still_an_error(tree: Repo
     assert proc.returncode == 2 and "extra_rule_dirs" in proc.stderr, proc.stderr
 
 
-def test_a_run_answered_from_the_cache_does_not_load_the_engine(tree: Repo) -> None:
-    """Issue #23: a re-run over unchanged files only walks, hashes and prints."""
-    env = tree.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                      "XDG_CACHE_HOME": os.path.join(tree.home, "cache")}
-    probe = ("import runpy, sys; sys.argv = ['rulelens', 'lint', '--format', 'json', '.'];"
+def _loaded(repo: Repo, fmt: str = "json") -> str:
+    """The ``rulelens.*`` modules a ``rulelens lint --format FMT .`` run imported."""
+    env = repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                      "XDG_CACHE_HOME": os.path.join(repo.home, "cache")}
+    probe = (f"import runpy, sys; sys.argv = ['rulelens', 'lint', '--format', '{fmt}', '.'];"
              " code = 0\ntry: runpy.run_module('rulelens', run_name='__main__')\n"
              "except SystemExit as e: code = e.code\n"
              "print(sorted(m for m in sys.modules if m.startswith('rulelens.')),"
              " file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=repo.root, capture_output=True,
+                          text=True, timeout=120, env=env)
+    return proc.stderr
 
-    def loaded() -> str:
-        proc = subprocess.run([sys.executable, "-c", probe], cwd=tree.root,
-                              capture_output=True, text=True, timeout=120, env=env)
-        return proc.stderr
 
-    assert "rulelens.lint.engine" in loaded()  # cold: everything is linted
-    warm = loaded()
-    assert "rulelens.lint.walk" in warm and "rulelens.lint.engine" not in warm, warm
+def test_a_run_answered_from_the_cache_does_not_load_the_engine(tree: Repo) -> None:
+    """Issue #23: a re-run over unchanged files only hashes and prints: the same command
+    line is answered from its record (lint.replay) without even the walker; another
+    output format over the same files walks and reads the per-file results."""
+    assert "rulelens.lint.engine" in _loaded(tree)  # cold: everything is linted
+    replayed = _loaded(tree)
+    assert "rulelens.lint.replay" in replayed, replayed
+    assert "rulelens.lint.walk" not in replayed and "rulelens.lint.engine" not in replayed
+    other = _loaded(tree, "text")
+    assert "rulelens.lint.walk" in other and "rulelens.lint.engine" not in other, other
     tree.write("apps/web/AGENTS.md", "# Web\n\nRun `npm run test`.\n")
-    assert "rulelens.lint.engine" in loaded()  # a changed file is linted again
+    assert "rulelens.lint.engine" in _loaded(tree)  # a changed file is linted again
+
+
+def _run(repo: Repo, *args: str) -> tuple[int, str, str]:
+    env = repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                      "XDG_CACHE_HOME": os.path.join(repo.home, "cache")}
+    proc = subprocess.run([sys.executable, "-m", "rulelens", "lint", *args], cwd=repo.root,
+                          capture_output=True, text=True, timeout=120, env=env)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_a_replayed_run_prints_and_exits_exactly_as_a_fresh_one(tree: Repo, fmt: str) -> None:
+    """stdout, stderr (the nested-repository note) and the exit status (1: an error)."""
+    tree.files({".github/instructions/x.instructions.md":
+                '---\napplyTo: "**"\nexcludeAgent: "robots"\n---\nBe brief.\n'})
+    os.makedirs(os.path.join(tree.root, "vendor", "lib", ".git"))
+    first = _run(tree, "--format", fmt, ".")
+    assert first[0] == 1 and "nested git" in first[2], first
+    assert _run(tree, "--format", fmt, ".") == first == _run(tree, "--format", fmt,
+                                                             "--no-cache", ".")
+
+
+def test_a_gitignore_edited_in_place_is_seen_by_the_replay(tree: Repo) -> None:
+    """Same directory listing: only the ignore file's hash can tell that ``apps/`` is now
+    ignored, so its AGENTS.md is no longer walked."""
+    tree.write(".gitignore", "*.log\n")
+    before = lint(tree)
+    assert ("apps/web/AGENTS.md", "RL506") in pairs(before)
+    lint(tree)
+    with open(os.path.join(tree.root, ".gitignore"), "w", encoding="utf-8") as fh:
+        fh.write("apps/\n")
+    after = lint(tree)
+    assert ("apps/web/AGENTS.md", "RL506") not in pairs(after)
+    assert after == lint(tree, "--no-cache")
+
+
+def test_a_file_added_in_an_ignored_folder_is_seen_by_the_replay(tree: Repo) -> None:
+    """The walk peeks into an ignored folder for named files; that folder's listing is
+    part of the record, so an AGENTS.md dropped there is linted (and reported)."""
+    tree.write(".gitignore", "build/\n")
+    tree.write("build/out.txt", "")
+    before = lint(tree)
+    lint(tree)
+    tree.write("build/AGENTS.md", "# Build\n\nRun `npm run nothing-here`.\n")
+    after = lint(tree)
+    assert any(f["path"] == "build/AGENTS.md" for f in after), after
+    assert after != before and after == lint(tree, "--no-cache")
+
+
+@pytest.mark.parametrize("argv", [["lint", "--fix", "."], ["lint", "--diff"],
+                                  ["lint", "--no-cache", "."], ["lint", "--help"],
+                                  ["explain", "RL101"], ["chain", "."]])
+def test_runs_that_write_or_skip_the_cache_are_never_replayed(argv: list[str]) -> None:
+    from rulelens.lint.replay import replayable
+
+    assert not replayable(argv)
