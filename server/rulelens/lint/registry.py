@@ -338,7 +338,9 @@ CHECKS: tuple[Check, ...] = (
        " directory. This reports the file at which the chain's estimated tokens (characters/4,"
        " the estimate used by agnix, AgentLint and Agent Rules Lens) cross"
        " `always_on_max_tokens`; agentdiet's default budget is 1,500 always-on tokens. An"
-       " estimate, hence info.",
+       " estimate, hence info. Not reported for a chain started inside an agent skill's"
+       " folder (that folder, or one above it up to the repository root, holds a `SKILL.md`):"
+       " its files are read whole when the skill is used, and no agent is started there.",
        ("agentdiet default budget (1,500 always-on tokens)", "agnix / AgentLint chars/4"
         " estimate"), False),
     _c("RL307", "content-checks-skipped", "size", "info",

@@ -81,6 +81,37 @@ def test_codex_budget_still_reports_a_sibling_of_a_skill_folder(repo: Repo) -> N
         assert (f.range.start.line, f.range.start.character) == (3276, 8), rel
 
 
+def test_token_budget_is_silent_for_a_chain_started_in_a_skill_folder(repo: Repo) -> None:
+    """RL308 claims the chain is injected into every conversation started in that folder;
+    nobody starts an agent inside a skill's folder (its own, or one below a SKILL.md), so
+    there is nothing to report there, as for RL303."""
+    big = "rule line\n" * 800  # ~2,000 tokens: over the 1,500-token budget on its own
+    a, b = ".agents/skills/a", ".agents/skills/b"
+    repo.files({"AGENTS.md": "root rules\n" * 20, f"{a}/SKILL.md": "---\nname: a\n---\n",
+                f"{a}/AGENTS.md": big, f"{b}/SKILL.md": "---\nname: b\n---\n",
+                f"{b}/AGENTS.md": "skill notes\n", f"{b}/refs/AGENTS.md": big})
+    assert "RL308" not in codes(repo.lint(f"{a}/AGENTS.md"))
+    assert "RL308" not in codes(repo.lint(f"{b}/refs/AGENTS.md"))
+    # The same files without the SKILL.md files are ordinary folders' chains, over budget.
+    os.remove(repo.path(f"{a}/SKILL.md"))
+    os.remove(repo.path(f"{b}/SKILL.md"))
+    for rel in (f"{a}/AGENTS.md", f"{b}/refs/AGENTS.md"):
+        (f,) = [f for f in repo.lint(rel) if f.code == "RL308"]
+        assert "crosses the 1500-token always-on budget here" in f.message, rel
+
+
+def test_token_budget_still_reports_a_sibling_of_a_skill_folder(repo: Repo) -> None:
+    """A SKILL.md in a sibling folder or below the file does not silence RL308; nor does a
+    folder merely named ``skills``."""
+    big = "rule line\n" * 800
+    repo.files({"AGENTS.md": "root rules\n" * 20, "skills/lint/SKILL.md": "---\nname: l\n---\n",
+                "pkg/deeper/SKILL.md": "---\nname: d\n---\n",
+                "pkg/AGENTS.md": big, "skills/AGENTS.md": big})
+    for rel in ("pkg/AGENTS.md", "skills/AGENTS.md"):
+        (f,) = [f for f in repo.lint(rel) if f.code == "RL308"]
+        assert "in 2 file(s)" in f.message and "~2000 in it" in f.message, rel
+
+
 def test_cursor_line_count_matches_the_lines_of_the_file(repo: Repo) -> None:
     """Issue 23 (b23/b56): a 564-line file ending in a newline is 564 lines, not 565;
     exactly the limit is silent, one over is reported, a file without a final newline

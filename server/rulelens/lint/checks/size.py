@@ -85,6 +85,8 @@ def _always_on(ctx: Context) -> None:
     hit = ctx.index.crossing(budget)
     if hit is None or hit[0] is not entry:
         return
+    if _in_skill(ctx, ctx.chain.cwd, None):
+        return  # a chain started inside a skill's folder, where no agent is started (as RL303)
     before = hit[1]
     ctx.emit("RL308", f"The {display} chain reaches ~{ctx.chain.total_tokens} tokens (estimate) in"
              f" {len(ctx.chain.files)} file(s); it crosses the {budget}-token always-on budget"
@@ -142,7 +144,8 @@ def _codex(ctx: Context, own_bytes: int) -> None:
 def _in_skill(ctx: Context, directory: str, codex_root: str | None) -> bool:
     """Whether ``directory`` or a folder above it, up to the repository root (else Codex's
     project root, else ``directory`` alone), holds a ``SKILL.md``: an agent skill's folder.
-    Its files are read whole when the skill is used; nobody starts Codex inside it."""
+    Its files are read whole when the skill is used; nobody starts Codex (RL303) or any
+    other agent (RL308) inside it."""
     stop = next((r for r in (ctx.git_root, codex_root) if r and fsio.is_below(directory, r)),
                 None)
     dirs = fsio.ancestors(directory, stop) if stop is not None else [directory]
