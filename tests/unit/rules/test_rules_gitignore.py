@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from rulestree import World, write
 
 from rulelens.rules.gitignore import GitIgnore, walk_unignored
@@ -199,3 +200,33 @@ def test_walk_unignored_does_not_follow_directory_symlinks(repo: Path) -> None:
             for e, is_dir in walk_unignored(str(repo), frozenset({".git"}), None)}
     assert seen == {"real": True, os.path.join("real", "AGENTS.md"): False,
                     os.path.join("real", "loop"): False}
+
+
+def test_rules_tried_on_the_last_name_decide_as_on_the_whole_path(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "could any rule match" test tries name-only rules (``*.pyc``) on the probe's
+    last name; every decision must equal the one made with each rule's whole regex on the
+    whole path, for names, directories, brackets (``[!x]`` matches ``/`` once translated,
+    so it stays whole), escapes, negations and anchored look-alikes."""
+    from rulelens.rules import gitignore
+
+    lines = ["*.py[cod]", "*.egg-info/", "a[!x]b", "c?d", "\\#hash", "!keep.pyc", "tmp*",
+             "out/", "/top*.log", "docs/**/gen/", "*.map", "!src/**/*.map", "x*y*z*",
+             "[Bb]uild/", "**/cache", "name with space", "-dash", "*~", ".#*"]
+    write(repo / ".gitignore", "\n".join(lines) + "\n")
+    paths = [f"{d}{n}{s}" for d in ("", "src/", "a/", "docs/x/", "deep/a/b/c/")
+             for n in ("m.pyc", "keep.pyc", "pkg.egg-info", "a/b", "axb", "ayb", "c/d",
+                       "cxd", "#hash", "tmpfile", "out", "top1.log", "gen", "f.map", "xyz",
+                       "xAyBz", "build", "Build", "cache", "name with space", "-dash",
+                       "f~", ".#f", "plain.txt")
+             for s in ("", "/")]
+    fast = GitIgnore.build(str(repo), str(repo / "nohome"), {})
+    monkeypatch.setattr(gitignore, "_last_name_only", lambda rule: False)
+    whole = GitIgnore.build(str(repo), str(repo / "nohome"), {})
+    assert fast._any_name is not None and whole._any_name is None  # both paths exercised
+    ignored = 0
+    for rel in paths:
+        a, b = fast._decide(rel), whole._decide(rel)
+        assert (a and a.index) == (b and b.index), rel
+        ignored += a is not None
+    assert 50 < ignored < len(paths) - 50
