@@ -329,7 +329,7 @@ def main(argv: list[str]) -> int:
     register(parser.add_subparsers(dest="command", metavar="COMMAND"))
     args = parser.parse_args(argv)
     # A plain run over unchanged files is answered from its record next time (lint.replay).
-    args.recorder = (replay.Recorder(argv, os.environ)
+    args.recorder = (replay.Recorder(argv, captured_environ())
                      if args.func is run and replay.replayable(argv) else None)
     try:
         return int(args.func(args))

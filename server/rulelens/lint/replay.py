@@ -47,8 +47,9 @@ _NOT_REPLAYED = ("--fix", "--diff", "--no-cache", "-h", "--help", "--version")
 
 def cache_dir(env: Mapping[str, str]) -> str:
     """``$XDG_CACHE_HOME/rulelens/lint-v3`` (``~/.cache`` when unset)."""
-    base = env.get("XDG_CACHE_HOME") or os.path.join(
-        env.get("HOME") or os.path.expanduser("~"), ".cache")
+    from rulelens.agents.fs import home_of
+
+    base = env.get("XDG_CACHE_HOME") or os.path.join(home_of(env), ".cache")
     return os.path.join(base, "rulelens", VERSION)
 
 
