@@ -118,8 +118,11 @@ CHECKS: tuple[Check, ...] = (
         "microsoft/vscode@e06a3cee src/vs/workbench/contrib/chat/common/promptSyntax/"
         "computeAutomaticInstructions.ts (_getInstructionsWithPatternsList)"), False),
     _c("RL112", "copilot-exclude-agent", "frontmatter", "error",
-       "`excludeAgent` is not `code-review` or `coding-agent`",
-       "GitHub documents exactly two values; any other value excludes nothing. One value or"
+       "`excludeAgent` is not `code-review`, `coding-agent` or `cloud-agent`",
+       "GitHub documents two values, `code-review` and the coding agent, which its docs now"
+       " call `cloud-agent` (as quoted by many repositories; the docs text we could read"
+       " still says `coding-agent`, so both are accepted); any other value excludes"
+       " nothing. One value or"
        " a list of them (`['coding-agent']`) is accepted, as VS Code's prompt validator"
        " accepts a string or a list; an unknown value, also inside a list, or another type"
        " (number, mapping) is reported.",

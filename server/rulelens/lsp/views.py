@@ -213,7 +213,8 @@ FRONTMATTER_KEYS: dict[str, tuple[tuple[str, str], ...]] = {
         ("Cursor / Claude Code", "Ignored."),
     ),
     "excludeAgent": (
-        ("GitHub Copilot", "`code-review` or `coding-agent`: the agent that skips this file."),
+        ("GitHub Copilot", "`code-review`, `coding-agent` or `cloud-agent`: the agent that"
+                           " skips this file."),
     ),
     "trigger": (
         ("Windsurf / Devin", "`always_on`, `model_decision` (needs `description`), `glob`"

@@ -342,7 +342,7 @@ def test_exclude_agent_as_a_list_of_valid_values_is_silent(repo: Repo) -> None:
     `excludeAgent: ['coding-agent']`; VS Code's prompt validator takes a string or a list
     (it required a list for a while, microsoft/vscode#291924)."""
     for value in ("['coding-agent']", "[code-review, coding-agent]",
-                  "\n  - code-review", "coding-agent"):
+                  "\n  - code-review", "coding-agent", "cloud-agent", "[cloud-agent]"):
         repo.files({"src/a.rs": "", INSTR: _instructions(value)})
         assert _found(repo, INSTR, "RL112") == [], value
 
@@ -350,6 +350,7 @@ def test_exclude_agent_as_a_list_of_valid_values_is_silent(repo: Repo) -> None:
 def test_exclude_agent_unknown_value_or_wrong_type_is_reported(repo: Repo) -> None:
     """An unknown value (alone or inside a list) and a number or a mapping still are."""
     cases = {"reviewer": '"reviewer"', "['coding-agent', 'reviewer']": '"reviewer"',
+             "cloud-agents": '"cloud-agents"',
              "\n  - coding-agent\n  - 3": "a number", "3": "a number",
              "{agent: code-review}": "a mapping", "[]": "an empty list"}
     for value, says in cases.items():

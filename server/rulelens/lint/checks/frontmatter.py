@@ -33,7 +33,11 @@ FOREIGN_SCOPE = frozenset({"paths", "globs", "glob", "applyTo", "applyto", "appl
 STRICT = frozenset(f.kind for f in FORMATS if f.strict_yaml)
 AGENT = {f.kind: f.agent for f in FORMATS if f.container is not None}
 UNSCOPED = {f.kind: f.unscoped for f in FORMATS if f.unscoped}
-EXCLUDE_AGENTS = ("code-review", "coding-agent")
+#: ``cloud-agent``: the coding agent's newer name, as GitHub's custom-instructions page is
+#: quoted by many repositories (docs, third-party copies; the github/docs text we could read
+#: still says ``coding-agent``). Accepted: a documented value must never fail a CI run.
+EXCLUDE_AGENTS = ("code-review", "coding-agent", "cloud-agent")
+_ALLOWED = "`code-review`, `coding-agent` or `cloud-agent`"
 
 _UNQUOTED = re.compile(r"^(?P<lead>[ \t]*(?:-[ \t]+|(?P<key>[A-Za-z_][\w.-]*)[ \t]*:[ \t]+))"
                        r"(?P<val>[*{][^#\r]*?)[ \t]*(?:#.*)?$")
@@ -341,23 +345,23 @@ def _exclude_agent(ctx: Context, ex: Field) -> None:
     value = ex.value
     if isinstance(value, str):
         if value not in EXCLUDE_AGENTS:
-            ctx.emit("RL112", "`excludeAgent` must be `code-review` or `coding-agent`, not"
-                     f" {_show(value)}.", ex.value_range)
+            ctx.emit("RL112", f"`excludeAgent` must be {_ALLOWED}, not {_show(value)}.",
+                     ex.value_range)
         return
     if isinstance(value, list) and value:
         items = ex.items if ex.items is not None and len(ex.items) == len(value) else \
             tuple(Item(v, ex.value_range) for v in value)
         for item in items:
             if not isinstance(item.value, str):
-                ctx.emit("RL112", "Each `excludeAgent` item must be `code-review` or"
-                         f" `coding-agent`, not {_type_name(item.value)}.", item.range)
+                ctx.emit("RL112", f"Each `excludeAgent` item must be {_ALLOWED}, not"
+                         f" {_type_name(item.value)}.", item.range)
             elif item.value not in EXCLUDE_AGENTS:
-                ctx.emit("RL112", "`excludeAgent` items must be `code-review` or"
-                         f" `coding-agent`, not {_show(item.value)}.", item.range)
+                ctx.emit("RL112", f"`excludeAgent` items must be {_ALLOWED}, not"
+                         f" {_show(item.value)}.", item.range)
         return
     what = "an empty list" if isinstance(value, list) else _type_name(value)
-    ctx.emit("RL112", "`excludeAgent` must be `code-review` or `coding-agent` (one string or"
-             f" a list of them), not {what}.", ex.value_range)
+    ctx.emit("RL112", f"`excludeAgent` must be {_ALLOWED} (one string or a list of them),"
+             f" not {what}.", ex.value_range)
 
 
 def _mode(ctx: Context, fm: ParsedFrontmatter, key: str, allowed: tuple[str, ...],
