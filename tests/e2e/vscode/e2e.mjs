@@ -295,7 +295,7 @@ try {
   // tooltip, over the next list.)
   const chooseRow = async (text) => {
     await page.locator(".quick-input-list .monaco-list-row", { hasText: text }).first().waitFor({ timeout: 20000 });
-    await page.locator(".quick-input-widget input").fill(text);
+    await page.locator(".quick-input-widget input").fill(text, { timeout: 10000 });
     await page.locator(".quick-input-list .monaco-list-row.focused", { hasText: text }).first().waitFor({ timeout: 20000 });
     await page.keyboard.press("Enter");
   };
@@ -305,17 +305,33 @@ try {
     result.rememberAgentRows ??= await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
     await chooseRow("Grok");
   };
+  // Remember… up to its confirmation dialog: the note, the agent (Grok), the scope. The
+  // workbench sometimes closes a quick input again while it settles focus (as for the
+  // palette above); nothing is written before the dialog, so the steps are retried.
+  const rememberUpToDialog = async (text, scopeRow) => {
+    const dialog = page.locator(".monaco-dialog-box").first();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await palette("RuleLens: Remember…", "Remember");
+        await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
+        await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
+        await page.locator(".quick-input-widget input").fill(text, { timeout: 10000 });
+        await page.keyboard.press("Enter");
+        await pickGrokMemory();
+        await chooseRow(scopeRow);
+        await dialog.waitFor({ timeout: 20000 });
+        return dialog;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        step(`remember: a quick input closed early (attempt ${attempt}); again`);
+        await page.keyboard.press("Escape");
+        await page.keyboard.press("Escape");
+      }
+    }
+  };
   // Remember…: input, agent, scope, a modal showing the exact text, then the server appends it.
   const note = env("REMEMBER_TEXT");
-  await palette("RuleLens: Remember…", "Remember");
-  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
-  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
-  await page.locator(".quick-input-widget input").fill(note);
-  await page.keyboard.press("Enter");
-  await pickGrokMemory();
-  await chooseRow("Global");
-  const dialog = page.locator(".monaco-dialog-box").first();
-  await dialog.waitFor({ timeout: 20000 });
+  const dialog = await rememberUpToDialog(note, "Global");
   result.rememberDialog = (await dialog.innerText()).trim();
   await shot("vscode-remember-confirm.png");
   await dialog.locator(".monaco-button", { hasText: "Append" }).first().click();
@@ -329,15 +345,7 @@ try {
   // heading alone, which the agent's search skips, and the server's dry run says so in the
   // dialog. Cancelled, so nothing is written.
   rmSync(env("WORKSPACE_MEMORY"));
-  await palette("RuleLens: Remember…", "Remember");
-  await page.locator(".quick-input-widget .quick-input-title", { hasText: "Remember" }).first().waitFor({ timeout: 20000 });
-  await page.waitForFunction(() => document.activeElement?.closest(".quick-input-widget") !== null, null, { timeout: 20000 });
-  await page.locator(".quick-input-widget input").fill(env("REMEMBER_HIDDEN_TEXT"));
-  await page.keyboard.press("Enter");
-  await pickGrokMemory();
-  await chooseRow("This workspace");
-  const warned = page.locator(".monaco-dialog-box").first();
-  await warned.waitFor({ timeout: 20000 });
+  const warned = await rememberUpToDialog(env("REMEMBER_HIDDEN_TEXT"), "This workspace");
   result.rememberHiddenDialog = (await warned.innerText()).trim();
   await shot("vscode-remember-warning.png");
   await page.keyboard.press("Escape");
