@@ -188,45 +188,34 @@ def _run(args: argparse.Namespace) -> int:
         findings = [f for f in findings if f.severity != "hint"]
     status = _report(args, findings, sorted(problems), base, refused)
     recorder: replay.Recorder | None = getattr(args, "recorder", None)
-    if recorder is not None and results is not None and all(
-            f in results.entries for f in files):
-        recorder.save(status, [*walked, *_up_to_roots(args.paths)],
-                      _inputs(results, files, args.paths, environ))
+    wanted = None if recorder is None or results is None else results.depended_on(files)
+    if recorder is not None and results is not None and wanted is not None:
+        dirs = list(walked)
+        for p in args.paths:
+            dirs += _up_to_root(os.path.abspath(p), wanted, environ)
+        recorder.save(status, dirs, {p: results.digest(p) for p in wanted})
     return status
 
 
-def _up_to_roots(paths: Iterable[str]) -> list[tuple[str, int]]:
-    """Each directory from a walked path up to its git root (or ``/``), with its mtime: a
-    ``.git`` created or removed there changes the repository root of the run."""
-    out = []
-    for p in paths:
-        current = os.path.abspath(p)
-        root = discover_git_root(current) or os.sep
-        while True:
-            with contextlib.suppress(OSError):
-                out.append((current, os.stat(current).st_mtime_ns))
-            parent = os.path.dirname(current)
-            if current == root or parent == current:
-                break
-            current = parent
-    return out
-
-
-def _inputs(results: ResultCache, files: list[str], paths: Iterable[str],
-            environ: dict[str, str]) -> dict[str, str]:
-    """Digest of every file the run's findings depended on (each linted file and its
-    dependency sets, as the result cache keyed them) and of the git ignore inputs."""
+def _up_to_root(top: str, wanted: set[str], environ: dict[str, str]
+                ) -> list[tuple[str, int]]:
+    """Each directory from a walked ``top`` up to its git root (or ``/``) with its mtime (a
+    ``.git`` created or removed there changes the run's repository root); the root's git
+    ignore inputs join ``wanted``."""
     from rulelens.rules.gitignore import ignore_inputs
 
-    wanted = set(files)
-    for f in files:
-        for set_id, _ in results.entries[f]["sets"]:
-            wanted.update(results.set_paths.get(set_id, ()))
-    for p in paths:
-        root = discover_git_root(os.path.abspath(p))
-        if root is not None:
-            wanted.update(ignore_inputs(root, home_of(environ), environ))
-    return {p: results.digest(p) for p in wanted}
+    root = discover_git_root(top)
+    if root is not None:
+        wanted.update(ignore_inputs(root, home_of(environ), environ))
+    out = []
+    current = top
+    while True:
+        with contextlib.suppress(OSError):
+            out.append((current, os.stat(current).st_mtime_ns))
+        parent = os.path.dirname(current)
+        if current == (root or os.sep) or parent == current:
+            return out
+        current = parent
 
 
 def _session(args: argparse.Namespace, environ: dict[str, str]) -> LintSession:
@@ -278,7 +267,8 @@ def _results(args: argparse.Namespace, environ: dict[str, str],
              walked: list[tuple[str, int]]) -> ResultCache | None:
     """The result cache for a run over walked directories (a path given as a file has no
     tree signature, so nothing is cached for that run)."""
-    from rulelens.lint.resultcache import ResultCache, cache_dir, tree_signature
+    from rulelens.lint.replay import cache_dir
+    from rulelens.lint.resultcache import ResultCache, tree_signature
 
     if any(mtime < 0 for _, mtime in walked):
         return None

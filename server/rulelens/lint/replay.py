@@ -29,9 +29,14 @@ and no ``typing`` at run time (``rulelens lint`` starts through here).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
+
+import blake3
+
+from rulelens.agents import safeio
 
 TYPE_CHECKING = False  # not typing's: importing typing costs a replayed run ~8 ms
 if TYPE_CHECKING:
@@ -53,10 +58,9 @@ def cache_dir(env: Mapping[str, str]) -> str:
     return os.path.join(base, "rulelens", VERSION)
 
 
+@functools.cache  # the code this process runs: one walk for the result cache and the record
 def code_signature() -> str:
     """Size and mtime of every RuleLens module: a changed linter never reads old results."""
-    import blake3
-
     import rulelens
 
     root = os.path.dirname(os.path.abspath(rulelens.__file__))
@@ -75,10 +79,6 @@ def code_signature() -> str:
 
 def digest(path: str) -> str:
     """blake3 of the file's bytes; ``missing`` or ``unreadable`` when it cannot be read."""
-    import blake3
-
-    from rulelens.agents import safeio
-
     try:
         return blake3.blake3(safeio.read_bytes(path, safeio.TEXT_LIMIT)).hexdigest()
     except FileNotFoundError:
@@ -98,8 +98,6 @@ def replayable(argv: Sequence[str]) -> bool:
 
 
 def record_path(argv: Sequence[str], env: Mapping[str, str]) -> str:
-    import blake3
-
     wanted = sorted((k, v) for k, v in env.items()
                     if k.startswith(ENV_PREFIXES) or k == "PATH")
     key = json.dumps([list(argv), os.getcwd(), wanted, sys.version, sys.executable])

@@ -32,10 +32,8 @@ from typing import Any, NamedTuple
 import blake3
 
 from rulelens.lint.model import FileRename, Finding, Fix, Position, Range, Related, TextEdit
-from rulelens.lint.replay import ENV_PREFIXES, cache_dir, code_signature
+from rulelens.lint.replay import ENV_PREFIXES, code_signature
 from rulelens.lint.replay import digest as file_digest
-
-__all__ = ["ResultCache", "cache_dir", "tree_signature"]
 
 
 def tree_signature(dirs: Iterable[tuple[str, int]]) -> str:
@@ -111,6 +109,19 @@ class ResultCache:
         if found is None:
             found = self.hashes[path] = file_digest(path)
         return found
+
+    def depended_on(self, files: Iterable[str]) -> set[str] | None:
+        """``files`` and every file of their dependency sets, or ``None`` when one of
+        them has no entry (its result cannot be vouched for)."""
+        wanted = set()
+        for f in files:
+            entry = self.entries.get(f)
+            if entry is None:
+                return None
+            wanted.add(f)
+            for set_id, _ in entry["sets"]:
+                wanted.update(self.set_paths.get(set_id, ()))
+        return wanted
 
     def _combined(self, paths: list[str]) -> str:
         """One digest of the paths and their files' digests (two joins and one hash, not

@@ -18,9 +18,14 @@ import pytest
 from lintrepo import Repo
 
 
+def _env(repo: Repo) -> dict[str, str]:
+    """The repository's environment with a private result-cache directory."""
+    return repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                       "XDG_CACHE_HOME": os.path.join(repo.home, "cache")}
+
+
 def lint(repo: Repo, *args: str) -> list[dict[str, Any]]:
-    env = repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                      "XDG_CACHE_HOME": os.path.join(repo.home, "cache")}
+    env = _env(repo)
     proc = subprocess.run([sys.executable, "-m", "rulelens", "lint", "--format", "json",
                            "--jobs", "1", *args, "."], cwd=repo.root, capture_output=True,
                           text=True, timeout=120, env=env)
@@ -90,14 +95,21 @@ def test_changing_a_file_of_the_chain_changes_the_cached_findings(repo: Repo) ->
     assert after == lint(repo, "--no-cache")
 
 
-def test_a_configuration_edited_in_place_changes_the_cached_findings(tree: Repo) -> None:
-    """Same directory listing (no tree change): only the configuration's hash can tell."""
-    tree.write(".rulelens.toml", 'disable = ["RL301"]\n')
+@pytest.mark.parametrize(("name", "before_text", "after_text"), [
+    # the configuration: RL506 switched off
+    (".rulelens.toml", 'disable = ["RL301"]\n', 'disable = ["RL506"]\n'),
+    # the ignore file: `apps/` ignored, so its AGENTS.md is no longer walked (the replay)
+    (".gitignore", "*.log\n", "apps/\n"),
+])
+def test_a_file_edited_in_place_changes_the_cached_findings(
+        tree: Repo, name: str, before_text: str, after_text: str) -> None:
+    """Same directory listing (no tree change): only the file's hash can tell."""
+    tree.write(name, before_text)
     before = lint(tree)
     assert ("apps/web/AGENTS.md", "RL506") in pairs(before)
     lint(tree)
-    with open(os.path.join(tree.root, ".rulelens.toml"), "w", encoding="utf-8") as fh:
-        fh.write('disable = ["RL506"]\n')
+    with open(os.path.join(tree.root, name), "w", encoding="utf-8") as fh:
+        fh.write(after_text)
     after = lint(tree)
     assert ("apps/web/AGENTS.md", "RL506") not in pairs(after)
     assert after == lint(tree, "--no-cache")
@@ -108,8 +120,7 @@ def test_a_bad_grok_config_written_after_a_warm_run_is_still_an_error(tree: Repo
     lint(tree)
     with open(os.path.join(tree.home, ".grok", "config.toml"), "w", encoding="utf-8") as fh:
         fh.write("[paths]\nextra_rule_dirs = 3\n")
-    env = tree.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                      "XDG_CACHE_HOME": os.path.join(tree.home, "cache")}
+    env = _env(tree)
     proc = subprocess.run([sys.executable, "-m", "rulelens", "lint", "."], cwd=tree.root,
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 2 and "extra_rule_dirs" in proc.stderr, proc.stderr
@@ -117,8 +128,7 @@ def test_a_bad_grok_config_written_after_a_warm_run_is_still_an_error(tree: Repo
 
 def _loaded(repo: Repo, fmt: str = "json") -> str:
     """The ``rulelens.*`` modules a ``rulelens lint --format FMT .`` run imported."""
-    env = repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                      "XDG_CACHE_HOME": os.path.join(repo.home, "cache")}
+    env = _env(repo)
     probe = (f"import runpy, sys; sys.argv = ['rulelens', 'lint', '--format', '{fmt}', '.'];"
              " code = 0\ntry: runpy.run_module('rulelens', run_name='__main__')\n"
              "except SystemExit as e: code = e.code\n"
@@ -144,8 +154,7 @@ def test_a_run_answered_from_the_cache_does_not_load_the_engine(tree: Repo) -> N
 
 
 def _run(repo: Repo, *args: str) -> tuple[int, str, str]:
-    env = repo.env | {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                      "XDG_CACHE_HOME": os.path.join(repo.home, "cache")}
+    env = _env(repo)
     proc = subprocess.run([sys.executable, "-m", "rulelens", "lint", *args], cwd=repo.root,
                           capture_output=True, text=True, timeout=120, env=env)
     return proc.returncode, proc.stdout, proc.stderr
@@ -161,20 +170,6 @@ def test_a_replayed_run_prints_and_exits_exactly_as_a_fresh_one(tree: Repo, fmt:
     assert first[0] == 1 and "nested git" in first[2], first
     assert _run(tree, "--format", fmt, ".") == first == _run(tree, "--format", fmt,
                                                              "--no-cache", ".")
-
-
-def test_a_gitignore_edited_in_place_is_seen_by_the_replay(tree: Repo) -> None:
-    """Same directory listing: only the ignore file's hash can tell that ``apps/`` is now
-    ignored, so its AGENTS.md is no longer walked."""
-    tree.write(".gitignore", "*.log\n")
-    before = lint(tree)
-    assert ("apps/web/AGENTS.md", "RL506") in pairs(before)
-    lint(tree)
-    with open(os.path.join(tree.root, ".gitignore"), "w", encoding="utf-8") as fh:
-        fh.write("apps/\n")
-    after = lint(tree)
-    assert ("apps/web/AGENTS.md", "RL506") not in pairs(after)
-    assert after == lint(tree, "--no-cache")
 
 
 def test_a_file_added_in_an_ignored_folder_is_seen_by_the_replay(tree: Repo) -> None:
