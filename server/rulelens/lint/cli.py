@@ -193,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
         dirs = list(walked)
         for p in args.paths:
             dirs += _up_to_root(os.path.abspath(p), wanted, environ)
-        recorder.save(status, dirs, {p: results.digest(p) for p in wanted})
+        recorder.save(status, results.code, dirs, {p: results.digest(p) for p in wanted})
     return status
 
 

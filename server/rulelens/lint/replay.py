@@ -29,7 +29,6 @@ and no ``typing`` at run time (``rulelens lint`` starts through here).
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
@@ -58,7 +57,6 @@ def cache_dir(env: Mapping[str, str]) -> str:
     return os.path.join(base, "rulelens", VERSION)
 
 
-@functools.cache  # the code this process runs: one walk for the result cache and the record
 def code_signature() -> str:
     """Size and mtime of every RuleLens module: a changed linter never reads old results."""
     import rulelens
@@ -163,11 +161,12 @@ class Recorder:
     def close(self) -> None:
         sys.stdout, sys.stderr = self.saved
 
-    def save(self, status: int, dirs: Iterable[tuple[str, int]],
+    def save(self, status: int, code: str, dirs: Iterable[tuple[str, int]],
              files: Mapping[str, str]) -> None:
-        """Write the record: the exit ``status``, the directories and their mtimes, the
-        files and their digests. A record that cannot be written only costs time."""
-        record = {"code": code_signature(), "status": status,
+        """Write the record: the exit ``status``, the :func:`code_signature` the run was
+        keyed by, the directories and their mtimes, the files and their digests. A record
+        that cannot be written only costs time."""
+        record = {"code": code, "status": status,
                   "stdout": "".join(self.out.parts), "stderr": "".join(self.err.parts),
                   "dirs": sorted(set(dirs)), "files": sorted(files.items())}
         tmp = f"{self.path}.{os.getpid()}.tmp"

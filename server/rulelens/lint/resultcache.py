@@ -70,8 +70,10 @@ class ResultCache:
                  tree: str | None, key: str = "") -> None:
         self.tree = tree
         wanted = sorted((k, v) for k, v in env.items() if k.startswith(ENV_PREFIXES))
+        #: RuleLens's code as this run found it (also keys the run's replay record).
+        self.code = code_signature()
         self.salt = blake3.blake3(json.dumps(
-            [sys.version, code_signature(), options, wanted]).encode()).hexdigest()
+            [sys.version, self.code, options, wanted]).encode()).hexdigest()
         name = blake3.blake3(key.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         self.path = os.path.join(directory, "runs", name + ".json")
         self.hashes: dict[str, str] = {}
